@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { HELP_TEXT, UsageError, parseArgs } from "./cli/args.js";
+import { serveStdio } from "./cli/serveStdio.js";
+import { ConfigError } from "./config/load.js";
+import { generateJsonSchemas, renderSchemaFile } from "./protocol/jsonSchema.js";
+import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
+import { SERVER_VERSION } from "./runtime/version.js";
+
+// stdout is the protocol channel: nothing else may ever be printed there.
+routeConsoleToStderr();
+const logger = createLogger();
+
+async function main(argv: readonly string[]): Promise<void> {
+  const command = parseArgs(argv);
+  switch (command.kind) {
+    case "version":
+      process.stdout.write(`agent-app-server ${SERVER_VERSION}\n`);
+      return;
+    case "help":
+      process.stdout.write(HELP_TEXT);
+      return;
+    case "generate-json-schema": {
+      await mkdir(command.outDir, { recursive: true });
+      for (const [file, schema] of generateJsonSchemas()) {
+        await writeFile(path.join(command.outDir, file), renderSchemaFile(schema));
+      }
+      return;
+    }
+    case "serve":
+      await serveStdio({ ...command, logger });
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`agent-app-server: ${error.message}\n\n${HELP_TEXT}`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`agent-app-server: ${error.message}\n`);
+    process.exit(1);
+  }
+  logger.fatal({ err: error }, "failed to start");
+  process.exit(1);
+});

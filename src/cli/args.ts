@@ -1,0 +1,116 @@
+import { parseOverride, type ConfigOverride } from "../config/overrides.js";
+
+/** What the command line asks for. */
+export type CliCommand =
+  | { kind: "serve"; overrides: ConfigOverride[]; maxLineBytes?: number; includeJsonrpc: boolean }
+  | { kind: "generate-json-schema"; outDir: string }
+  | { kind: "version" }
+  | { kind: "help" };
+
+/** A command line we cannot run; the message says what to change. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const HELP_TEXT = `agent-app-server: a Codex-compatible app-server for AI coding agents (JSON-RPC over stdio)
+
+Usage:
+  agent-app-server [app-server] [options]      serve the protocol on stdin/stdout
+  agent-app-server generate-json-schema --out DIR
+  agent-app-server --version | --help
+
+Options:
+  --listen stdio://            where to listen (only stdio:// for now)
+  --stdio                      same as --listen stdio://
+  -c, --config key=value       override a config.toml key (dotted path; value parsed as TOML, else a string)
+  --max-line-bytes N           longest accepted input line (default 67108864)
+  --jsonrpc                    write "jsonrpc":"2.0" on outgoing messages (Codex omits it)
+
+Environment:
+  AGENT_APP_SERVER_HOME        home directory (default ~/.agent-app-server); config in config.toml there
+  LOG_LEVEL                    pino level for the log on stderr (default info)
+`;
+
+/** Parses `argv` (without node and the script). */
+export function parseArgs(argv: readonly string[]): CliCommand {
+  const args = [...argv];
+  if (args[0] === "generate-json-schema") return parseGenerate(args.slice(1));
+  if (args[0] === "app-server") args.shift();
+  const overrides: ConfigOverride[] = [];
+  let maxLineBytes: number | undefined;
+  let includeJsonrpc = false;
+  while (args.length > 0) {
+    const arg = args.shift()!;
+    const [flag, inline] = splitFlag(arg);
+    switch (flag) {
+      case "--version":
+      case "-V":
+        return { kind: "version" };
+      case "--help":
+      case "-h":
+        return { kind: "help" };
+      case "--stdio":
+        break;
+      case "--listen": {
+        const target = inline ?? takeValue(args, flag);
+        if (target !== "stdio://" && target !== "stdio") {
+          throw new UsageError(`--listen ${target} is not supported yet; use stdio://`);
+        }
+        break;
+      }
+      case "-c":
+      case "--config":
+        overrides.push(parseOverrideFlag(inline ?? takeValue(args, flag)));
+        break;
+      case "--max-line-bytes":
+        maxLineBytes = parsePositiveInt(inline ?? takeValue(args, flag), flag);
+        break;
+      case "--jsonrpc":
+        includeJsonrpc = true;
+        break;
+      default:
+        throw new UsageError(`unknown argument: ${arg}`);
+    }
+  }
+  return { kind: "serve", overrides, maxLineBytes, includeJsonrpc };
+}
+
+function parseGenerate(args: string[]): CliCommand {
+  let outDir: string | undefined;
+  while (args.length > 0) {
+    const [flag, inline] = splitFlag(args.shift()!);
+    if (flag === "--out" || flag === "-o") outDir = inline ?? takeValue(args, flag);
+    else throw new UsageError(`unknown argument to generate-json-schema: ${flag}`);
+  }
+  if (!outDir) throw new UsageError("generate-json-schema needs --out DIR");
+  return { kind: "generate-json-schema", outDir };
+}
+
+function splitFlag(arg: string): [string, string | undefined] {
+  if (!arg.startsWith("--")) return [arg, undefined];
+  const eq = arg.indexOf("=");
+  return eq === -1 ? [arg, undefined] : [arg.slice(0, eq), arg.slice(eq + 1)];
+}
+
+function takeValue(args: string[], flag: string): string {
+  const value = args.shift();
+  if (value === undefined) throw new UsageError(`${flag} needs a value`);
+  return value;
+}
+
+function parseOverrideFlag(text: string): ConfigOverride {
+  try {
+    return parseOverride(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function parsePositiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new UsageError(`${flag} needs a positive integer, got ${text}`);
+  return value;
+}

@@ -1,0 +1,67 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parse, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { locateKey } from "./keyLocator.js";
+import { applyOverride, type ConfigOverride } from "./overrides.js";
+import { Config } from "./schema.js";
+
+/** A config problem the user can fix; its message names the file, line and key. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** The effective configuration and where it came from. */
+export interface LoadedConfig {
+  readonly file: string;
+  readonly config: Config;
+}
+
+/** Reads `<home>/config.toml` (absent is fine), applies `-c` overrides, and validates the result. */
+export async function loadConfig(home: string, overrides: readonly ConfigOverride[] = []): Promise<LoadedConfig> {
+  const file = path.join(home, "config.toml");
+  const text = await readConfigText(file);
+  const raw = parseToml(file, text);
+  for (const override of overrides) applyOverride(raw, override);
+  const result = Config.safeParse(raw);
+  if (!result.success) throw new ConfigError(describeIssue(file, text, overrides, result.error.issues[0]!));
+  return { file, config: result.data };
+}
+
+async function readConfigText(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`);
+  }
+}
+
+function parseToml(file: string, text: string): Record<string, unknown> {
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+      throw new ConfigError(`Invalid config file ${file}, line ${error.line}, column ${error.column}: ${reason}`);
+    }
+    throw error;
+  }
+}
+
+function describeIssue(
+  file: string,
+  text: string,
+  overrides: readonly ConfigOverride[],
+  issue: z.core.$ZodIssue,
+): string {
+  const key = issue.path.map(String).join(".");
+  const override = [...overrides].reverse().find((o) => o.path.every((part, i) => String(issue.path[i]) === part));
+  if (override) return `Invalid config override -c ${override.source}: key \`${key}\`: ${issue.message}`;
+  const line = locateKey(text, issue.path);
+  const where = line === undefined ? file : `${file}, line ${line}`;
+  return `Invalid config file ${where}: key \`${key}\`: ${issue.message}`;
+}

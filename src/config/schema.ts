@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { AskForApproval, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
+
+/** A `[model_providers.<id>]` table, with Codex's keys. */
+export const ModelProviderConfig = z.looseObject({
+  name: z.string().optional(),
+  base_url: z.string().optional(),
+  env_key: z.string().optional(),
+  wire_api: z.enum(["responses", "chat"]).optional(),
+  query_params: z.record(z.string(), z.string()).optional(),
+  http_headers: z.record(z.string(), z.string()).optional(),
+  env_http_headers: z.record(z.string(), z.string()).optional(),
+  request_max_retries: z.number().int().nonnegative().optional(),
+  stream_max_retries: z.number().int().nonnegative().optional(),
+  stream_idle_timeout_ms: z.number().int().positive().optional(),
+  requires_openai_auth: z.boolean().optional(),
+});
+
+/** `[sandbox_workspace_write]`: what the workspace-write sandbox may touch. */
+export const SandboxWorkspaceWriteConfig = z.looseObject({
+  writable_roots: z.array(z.string()).optional(),
+  network_access: z.boolean().optional(),
+  exclude_tmpdir_env_var: z.boolean().optional(),
+  exclude_slash_tmp: z.boolean().optional(),
+});
+
+/** `[shell_environment_policy]`: which environment variables commands get. */
+export const ShellEnvironmentPolicyConfig = z.looseObject({
+  inherit: z.enum(["all", "core", "none"]).optional(),
+  ignore_default_excludes: z.boolean().optional(),
+  exclude: z.array(z.string()).optional(),
+  include_only: z.array(z.string()).optional(),
+  set: z.record(z.string(), z.string()).optional(),
+});
+
+/** A `[mcp_servers.<name>]` table: a stdio command or a streamable HTTP url. */
+export const McpServerConfig = z.looseObject({
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  bearer_token_env_var: z.string().optional(),
+  enabled: z.boolean().optional(),
+  startup_timeout_sec: z.number().positive().optional(),
+  tool_timeout_sec: z.number().positive().optional(),
+});
+
+/**
+ * `config.toml`, with Codex's snake_case keys so a Codex config and Codex's `-c` flags drive us
+ * unchanged. Keys we do not know are kept and ignored, as newer Codex configs carry many.
+ */
+export const Config = z.looseObject({
+  model: z.string().optional(),
+  model_provider: z.string().optional(),
+  model_providers: z.record(z.string(), ModelProviderConfig).optional(),
+  model_reasoning_effort: z.string().optional(),
+  model_reasoning_summary: ReasoningSummary.optional(),
+  model_context_window: z.number().int().positive().optional(),
+  model_auto_compact_token_limit: z.number().int().positive().optional(),
+  approval_policy: AskForApproval.optional(),
+  sandbox_mode: SandboxMode.optional(),
+  sandbox_workspace_write: SandboxWorkspaceWriteConfig.optional(),
+  shell_environment_policy: ShellEnvironmentPolicyConfig.optional(),
+  mcp_servers: z.record(z.string(), McpServerConfig).optional(),
+  developer_instructions: z.string().optional(),
+  instructions: z.string().optional(),
+  projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
+});
+export type Config = z.infer<typeof Config>;

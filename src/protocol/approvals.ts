@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { CommandAction } from "./items.js";
+
+/** A network rule the client may approve alongside a command. */
+export const NetworkPolicyAmendment = z.object({ host: z.string(), action: z.enum(["allow", "deny"]) });
+
+/** Params of the server→client request `item/commandExecution/requestApproval`. */
+export const CommandExecutionRequestApprovalParams = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  startedAtMs: z.number().int(),
+  approvalId: z.string().nullable().optional(),
+  kind: z.enum(["command", "writeStdin", "humanCommand"]).optional(),
+  reason: z.string().nullable().optional(),
+  command: z.string().nullable().optional(),
+  cwd: z.string().nullable().optional(),
+  commandActions: z.array(CommandAction).nullable().optional(),
+  proposedExecpolicyAmendment: z.array(z.string()).nullable().optional(),
+  proposedNetworkPolicyAmendments: z.array(NetworkPolicyAmendment).nullable().optional(),
+});
+export type CommandExecutionRequestApprovalParams = z.infer<typeof CommandExecutionRequestApprovalParams>;
+
+/** The client's answer to a command approval (nested keys are snake_case on the wire). */
+export const CommandExecutionApprovalDecision = z.union([
+  z.enum(["accept", "acceptForSession", "decline", "cancel"]),
+  z.object({ acceptWithExecpolicyAmendment: z.object({ execpolicy_amendment: z.array(z.string()) }) }),
+  z.object({ applyNetworkPolicyAmendment: z.object({ network_policy_amendment: NetworkPolicyAmendment }) }),
+]);
+export type CommandExecutionApprovalDecision = z.infer<typeof CommandExecutionApprovalDecision>;
+
+/** Result of `item/commandExecution/requestApproval`. */
+export const CommandExecutionRequestApprovalResponse = z.object({ decision: CommandExecutionApprovalDecision });
+
+/** Params of the server→client request `item/fileChange/requestApproval`. */
+export const FileChangeRequestApprovalParams = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  startedAtMs: z.number().int(),
+  reason: z.string().nullable().optional(),
+  grantRoot: z.string().nullable().optional(),
+});
+export type FileChangeRequestApprovalParams = z.infer<typeof FileChangeRequestApprovalParams>;
+
+/** The client's answer to a file change approval. */
+export const FileChangeApprovalDecision = z.enum(["accept", "acceptForSession", "decline", "cancel"]);
+
+/** Result of `item/fileChange/requestApproval`. */
+export const FileChangeRequestApprovalResponse = z.object({ decision: FileChangeApprovalDecision });

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import {
+  CommandExecutionRequestApprovalParams,
+  CommandExecutionRequestApprovalResponse,
+  FileChangeRequestApprovalParams,
+  FileChangeRequestApprovalResponse,
+} from "./approvals.js";
+import { InitializeParams, InitializeResponse } from "./initialize.js";
+import {
+  ErrorNotification,
+  ItemCompletedNotification,
+  ItemDeltaNotification,
+  ItemStartedNotification,
+  ReasoningSummaryPartAddedNotification,
+  ReasoningSummaryTextDeltaNotification,
+  ReasoningTextDeltaNotification,
+  ServerRequestResolvedNotification,
+  ThreadIdNotification,
+  ThreadNameUpdatedNotification,
+  ThreadStartedNotification,
+  ThreadStatusChangedNotification,
+  ThreadTokenUsageUpdatedNotification,
+  TurnDiffUpdatedNotification,
+  TurnNotification,
+  TurnPlanUpdatedNotification,
+  WarningNotification,
+} from "./notifications.js";
+
+/** A request method: params and result schemas, and the type name used for generated JSON Schema files. */
+export interface RequestSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  readonly typeName: string;
+  readonly params: P;
+  readonly result: R;
+}
+
+/** A notification method: its params schema and type name. */
+export interface NotificationSpec<P extends z.ZodType = z.ZodType> {
+  readonly typeName: string;
+  readonly params: P;
+}
+
+function request<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
+  return { typeName, params, result };
+}
+
+function notification<P extends z.ZodType>(typeName: string, params: P): NotificationSpec<P> {
+  return { typeName, params };
+}
+
+/** Client → server requests this server implements. */
+export const clientRequests = {
+  initialize: request("Initialize", InitializeParams, InitializeResponse),
+} as const satisfies Record<string, RequestSpec>;
+
+/** Client → server notifications. */
+export const clientNotifications = {
+  initialized: notification("Initialized", z.object({}).optional()),
+} as const satisfies Record<string, NotificationSpec>;
+
+/** Server → client notifications. */
+export const serverNotifications = {
+  "thread/started": notification("ThreadStartedNotification", ThreadStartedNotification),
+  "thread/status/changed": notification("ThreadStatusChangedNotification", ThreadStatusChangedNotification),
+  "thread/archived": notification("ThreadArchivedNotification", ThreadIdNotification),
+  "thread/unarchived": notification("ThreadUnarchivedNotification", ThreadIdNotification),
+  "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
+  "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
+  "thread/tokenUsage/updated": notification("ThreadTokenUsageUpdatedNotification", ThreadTokenUsageUpdatedNotification),
+  "turn/started": notification("TurnStartedNotification", TurnNotification),
+  "turn/completed": notification("TurnCompletedNotification", TurnNotification),
+  "turn/diff/updated": notification("TurnDiffUpdatedNotification", TurnDiffUpdatedNotification),
+  "turn/plan/updated": notification("TurnPlanUpdatedNotification", TurnPlanUpdatedNotification),
+  "item/started": notification("ItemStartedNotification", ItemStartedNotification),
+  "item/completed": notification("ItemCompletedNotification", ItemCompletedNotification),
+  "item/agentMessage/delta": notification("AgentMessageDeltaNotification", ItemDeltaNotification),
+  "item/plan/delta": notification("PlanDeltaNotification", ItemDeltaNotification),
+  "item/commandExecution/outputDelta": notification("CommandExecutionOutputDeltaNotification", ItemDeltaNotification),
+  "item/reasoning/summaryPartAdded": notification(
+    "ReasoningSummaryPartAddedNotification",
+    ReasoningSummaryPartAddedNotification,
+  ),
+  "item/reasoning/summaryTextDelta": notification(
+    "ReasoningSummaryTextDeltaNotification",
+    ReasoningSummaryTextDeltaNotification,
+  ),
+  "item/reasoning/textDelta": notification("ReasoningTextDeltaNotification", ReasoningTextDeltaNotification),
+  error: notification("ErrorNotification", ErrorNotification),
+  "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
+  warning: notification("WarningNotification", WarningNotification),
+} as const satisfies Record<string, NotificationSpec>;
+
+/** Server → client requests. */
+export const serverRequests = {
+  "item/commandExecution/requestApproval": request(
+    "CommandExecutionRequestApproval",
+    CommandExecutionRequestApprovalParams,
+    CommandExecutionRequestApprovalResponse,
+  ),
+  "item/fileChange/requestApproval": request(
+    "FileChangeRequestApproval",
+    FileChangeRequestApprovalParams,
+    FileChangeRequestApprovalResponse,
+  ),
+} as const satisfies Record<string, RequestSpec>;
+
+export type ClientRequestMethod = keyof typeof clientRequests;
+export type ServerNotificationMethod = keyof typeof serverNotifications;
+export type ServerRequestMethod = keyof typeof serverRequests;
+
+/** Params a client sends with request `M`, after validation. */
+export type ClientRequestParams<M extends ClientRequestMethod> = z.output<(typeof clientRequests)[M]["params"]>;
+/** Result the server answers request `M` with. */
+export type ClientRequestResult<M extends ClientRequestMethod> = z.input<(typeof clientRequests)[M]["result"]>;
+/** Params of server notification `M`. */
+export type ServerNotificationParams<M extends ServerNotificationMethod> = z.input<
+  (typeof serverNotifications)[M]["params"]
+>;
+/** Params of server request `M`. */
+export type ServerRequestParams<M extends ServerRequestMethod> = z.input<(typeof serverRequests)[M]["params"]>;
+/** Result the client answers server request `M` with, after validation. */
+export type ServerRequestResult<M extends ServerRequestMethod> = z.output<(typeof serverRequests)[M]["result"]>;
+
+/** Looks a client request up by name; undefined for methods we do not implement. */
+export function clientRequestSpec(method: string): RequestSpec | undefined {
+  return Object.hasOwn(clientRequests, method) ? clientRequests[method as ClientRequestMethod] : undefined;
+}

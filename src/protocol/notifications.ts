@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { RequestId } from "./jsonrpc.js";
+import { ThreadItem } from "./items.js";
+import { Thread, ThreadStatus } from "./thread.js";
+import { ThreadTokenUsage, Turn, TurnError, TurnPlanStep } from "./turn.js";
+
+/** `thread/started`: a new thread exists (after `thread/start` / `thread/fork` responses). */
+export const ThreadStartedNotification = z.object({ thread: Thread });
+
+/** `thread/status/changed`: every status transition of a loaded thread. */
+export const ThreadStatusChangedNotification = z.object({ threadId: z.string(), status: ThreadStatus });
+
+/** `thread/archived`, `thread/unarchived`, `thread/closed`: a thread-level event with no payload. */
+export const ThreadIdNotification = z.object({ threadId: z.string() });
+
+/** `thread/name/updated`. */
+export const ThreadNameUpdatedNotification = z.object({
+  threadId: z.string(),
+  threadName: z.string().nullable().optional(),
+});
+
+/** `thread/tokenUsage/updated`: after every model response. */
+export const ThreadTokenUsageUpdatedNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  tokenUsage: ThreadTokenUsage,
+});
+
+/** `turn/started` and `turn/completed`. */
+export const TurnNotification = z.object({ threadId: z.string(), turn: Turn });
+
+/** `item/started`. */
+export const ItemStartedNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  item: ThreadItem,
+  startedAtMs: z.number().int(),
+});
+
+/** `item/completed`. */
+export const ItemCompletedNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  item: ThreadItem,
+  completedAtMs: z.number().int(),
+});
+
+/** Text deltas keyed by item: agent message, plan, command output. */
+export const ItemDeltaNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  delta: z.string(),
+});
+
+/** `item/reasoning/summaryPartAdded`. */
+export const ReasoningSummaryPartAddedNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string(),
+  summaryIndex: z.number().int(),
+});
+
+/** `item/reasoning/summaryTextDelta`. */
+export const ReasoningSummaryTextDeltaNotification = ItemDeltaNotification.extend({ summaryIndex: z.number().int() });
+
+/** `item/reasoning/textDelta`. */
+export const ReasoningTextDeltaNotification = ItemDeltaNotification.extend({ contentIndex: z.number().int() });
+
+/** `turn/diff/updated`: the aggregated diff of the turn so far. */
+export const TurnDiffUpdatedNotification = z.object({ threadId: z.string(), turnId: z.string(), diff: z.string() });
+
+/** `turn/plan/updated`: the model called `update_plan`. */
+export const TurnPlanUpdatedNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  explanation: z.string().nullable().optional(),
+  plan: z.array(TurnPlanStep),
+});
+
+/** `error`: a mid-turn error; `willRetry: false` precedes a failed `turn/completed`. */
+export const ErrorNotification = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  error: TurnError,
+  willRetry: z.boolean(),
+});
+
+/** `serverRequest/resolved`: a server→client request was answered or withdrawn. */
+export const ServerRequestResolvedNotification = z.object({ threadId: z.string(), requestId: RequestId });
+
+/** `warning`: something the user should know that is not an error. */
+export const WarningNotification = z.object({ threadId: z.string().nullable().optional(), message: z.string() });

@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/** When the agent must ask the client before acting (`approvalPolicy`, kebab-case on the wire). */
+export const AskForApproval = z.union([
+  z.enum(["untrusted", "on-request", "never"]),
+  z.object({
+    granular: z.object({
+      sandbox_approval: z.boolean(),
+      rules: z.boolean(),
+      mcp_elicitations: z.boolean(),
+      request_permissions: z.boolean().optional(),
+      skill_approval: z.boolean().optional(),
+    }),
+  }),
+]);
+export type AskForApproval = z.infer<typeof AskForApproval>;
+
+/** Who reviews approval requests. */
+export const ApprovalsReviewer = z.enum(["user", "auto_review", "guardian_subagent"]);
+export type ApprovalsReviewer = z.infer<typeof ApprovalsReviewer>;
+
+/** The coarse sandbox choice of `thread/start.sandbox` and config's `sandbox_mode` (kebab-case). */
+export const SandboxMode = z.enum(["read-only", "workspace-write", "danger-full-access"]);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
+/** Network access of an external sandbox. */
+export const NetworkAccess = z.enum(["restricted", "enabled"]);
+
+/** The full sandbox policy of `turn/start.sandboxPolicy` and responses (camelCase `type`). */
+export const SandboxPolicy = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("dangerFullAccess") }),
+  z.object({ type: z.literal("readOnly"), networkAccess: z.boolean().optional() }),
+  z.object({ type: z.literal("externalSandbox"), networkAccess: NetworkAccess.optional() }),
+  z.object({
+    type: z.literal("workspaceWrite"),
+    writableRoots: z.array(z.string()).optional(),
+    networkAccess: z.boolean().optional(),
+    excludeTmpdirEnvVar: z.boolean().optional(),
+    excludeSlashTmp: z.boolean().optional(),
+  }),
+]);
+export type SandboxPolicy = z.infer<typeof SandboxPolicy>;
+
+/** Reasoning effort; models advertise their own strings, so any string is accepted. */
+export const ReasoningEffort = z.string();
+
+/** How much reasoning summary the model should produce. */
+export const ReasoningSummary = z.enum(["auto", "concise", "detailed", "none"]);

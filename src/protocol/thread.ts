@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { Turn } from "./turn.js";
+
+/** Why an active thread is waiting. */
+export const ThreadActiveFlag = z.enum(["waitingOnApproval", "waitingOnUserInput"]);
+
+/** Whether a thread is loaded, idle, running a turn or stuck after a failure. */
+export const ThreadStatus = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("notLoaded") }),
+  z.object({ type: z.literal("idle") }),
+  z.object({ type: z.literal("systemError") }),
+  z.object({ type: z.literal("active"), activeFlags: z.array(ThreadActiveFlag) }),
+]);
+export type ThreadStatus = z.infer<typeof ThreadStatus>;
+
+/** What started a thread; app-server threads are recorded as `vscode`, as Codex does. */
+export const SessionSource = z.union([
+  z.enum(["cli", "vscode", "exec", "appServer", "unknown"]),
+  z.object({ custom: z.string() }),
+]);
+
+/** Git state of the thread's cwd when it started. */
+export const GitInfo = z.object({
+  sha: z.string().nullable().optional(),
+  branch: z.string().nullable().optional(),
+  originUrl: z.string().nullable().optional(),
+});
+
+/** A conversation: metadata plus, where asked for, its turns. Times are Unix seconds. */
+export const Thread = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  forkedFromId: z.string().nullable().optional(),
+  parentThreadId: z.string().nullable().optional(),
+  preview: z.string(),
+  ephemeral: z.boolean(),
+  modelProvider: z.string(),
+  model: z.string().nullable().optional(),
+  reasoningEffort: z.string().nullable().optional(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  recencyAt: z.number().int().nullable().optional(),
+  status: ThreadStatus,
+  path: z.string().nullable().optional(),
+  cwd: z.string(),
+  cliVersion: z.string(),
+  originator: z.string().nullable().optional(),
+  source: SessionSource,
+  threadSource: z.string().nullable().optional(),
+  gitInfo: GitInfo.nullable().optional(),
+  name: z.string().nullable().optional(),
+  turns: z.array(Turn),
+  projectId: z.string().nullable(),
+});
+export type Thread = z.infer<typeof Thread>;

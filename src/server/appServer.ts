@@ -1,0 +1,74 @@
+import type { Readable, Writable } from "node:stream";
+import type { Config } from "../config/schema.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
+import { NewlineMessageReader } from "../transport/lineReader.js";
+import { NewlineMessageWriter } from "../transport/lineWriter.js";
+import { ClientConnection, type ConnectionHost } from "./connection.js";
+import { Dispatcher, type HandlerTable } from "./dispatcher.js";
+import { initializeHandler } from "./handlers/initialize.js";
+import { RequestScheduler } from "./requestScheduler.js";
+import { ServerRequestBroker } from "./serverRequests.js";
+
+/** How to build an {@link AppServer}. */
+export interface AppServerOptions {
+  /** The home directory (config, sessions); must exist. */
+  readonly home: string;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  /** Longest accepted input line in bytes (default 64 MiB). */
+  readonly maxLineBytes?: number;
+  /** Requests admitted at once before -32001 (default 128). */
+  readonly maxPendingRequests?: number;
+  /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
+  readonly includeJsonrpc?: boolean;
+}
+
+/** The server: shared services plus any number of client connections over byte streams. */
+export class AppServer implements ConnectionHost {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly serverRequests = new ServerRequestBroker();
+  readonly dispatcher: Dispatcher;
+  private readonly connections = new Set<ClientConnection>();
+  private stopping: Promise<void> | undefined;
+
+  constructor(private readonly options: AppServerOptions) {
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    const scheduler = new RequestScheduler(options.maxPendingRequests);
+    this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
+  }
+
+  /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
+  connect(input: Readable, output: Writable): ClientConnection {
+    const reader = new NewlineMessageReader(input, { maxLineBytes: this.options.maxLineBytes });
+    const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.options.includeJsonrpc });
+    const connection = new ClientConnection(this, reader, writer);
+    this.connections.add(connection);
+    connection.listen();
+    return connection;
+  }
+
+  /**
+   * Stops serving: reads no more input, answers every request already read, flushes every
+   * connection, then closes them.
+   */
+  shutdown(): Promise<void> {
+    this.stopping ??= (async () => {
+      const connections = [...this.connections];
+      for (const connection of connections) connection.stopReading();
+      await Promise.all(connections.map((connection) => connection.idle()));
+      await Promise.all(connections.map((connection) => connection.close()));
+      this.connections.clear();
+    })();
+    return this.stopping;
+  }
+
+  private createHandlers(): HandlerTable {
+    return {
+      initialize: initializeHandler(this.options.home),
+    };
+  }
+}

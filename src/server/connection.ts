@@ -1,0 +1,219 @@
+import { createMessageConnection, Message, type MessageConnection, type RequestMessage, type ResponseMessage } from "vscode-jsonrpc/node";
+import type { z } from "zod";
+import { rpcError } from "../protocol/errors.js";
+import { ErrorCode, type RequestId } from "../protocol/jsonrpc.js";
+import {
+  serverRequests,
+  type ServerRequestMethod,
+  type ServerRequestParams,
+  type ServerRequestResult,
+} from "../protocol/methods.js";
+import type { Logger } from "../runtime/logger.js";
+import type { NewlineMessageReader } from "../transport/lineReader.js";
+import type { NewlineMessageWriter } from "../transport/lineWriter.js";
+import type { Dispatcher } from "./dispatcher.js";
+import type { ServerRequestBroker } from "./serverRequests.js";
+
+/** A server notification built once and fanned out to every subscribed connection. */
+export interface OutgoingNotification {
+  readonly method: string;
+  readonly params: unknown;
+  readonly emittedAtMs: number;
+}
+
+/** What the client declared in `initialize`. */
+export interface ClientSession {
+  readonly clientName: string;
+  readonly clientVersion: string;
+  readonly experimentalApi: boolean;
+  readonly optOutNotificationMethods: ReadonlySet<string>;
+}
+
+/** Services a connection needs from the server that owns it. */
+export interface ConnectionHost {
+  readonly logger: Logger;
+  readonly dispatcher: Dispatcher;
+  readonly serverRequests: ServerRequestBroker;
+}
+
+let nextConnectionNumber = 0;
+
+/**
+ * One client: a vscode-jsonrpc connection over our newline reader/writer, plus the state the
+ * protocol keeps per connection (initialized or not, opted-out notifications) and the requests
+ * read but not yet answered, so shutdown can wait for them.
+ */
+export class ClientConnection {
+  /** Distinguishes connections in the log. */
+  readonly number = nextConnectionNumber++;
+  private session: ClientSession | undefined;
+  private readonly rpc: MessageConnection;
+  private readonly logger: Logger;
+  private readonly unanswered = new Set<RequestId>();
+  private readonly afterResponse = new Map<RequestId, () => void>();
+  private idleWaiters: Array<() => void> = [];
+  private inputClosedListeners: Array<() => void> = [];
+  private inputClosed = false;
+  private outputClosed = false;
+  private currentRequestId: RequestId | undefined;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    private readonly reader: NewlineMessageReader,
+    private readonly writer: NewlineMessageWriter,
+  ) {
+    this.logger = host.logger.child({ connection: this.number });
+    reader.onDidRead((message) => {
+      if (Message.isRequest(message)) this.unanswered.add(message.id!);
+    });
+    reader.onInvalidMessage((invalid) => {
+      this.logger.warn({ code: invalid.code, id: invalid.id }, `rejected input: ${invalid.message}`);
+      const response = { jsonrpc: "2.0", id: invalid.id, error: { code: invalid.code, message: invalid.message } };
+      void this.writer.write(response as Message);
+    });
+    reader.onIgnoredMessage((reason) => this.logger.warn(`ignored input: ${reason}`));
+    reader.onClose(() => this.handleInputClosed());
+    reader.onError((error) => {
+      this.logger.warn({ err: error }, "input error");
+      this.handleInputClosed();
+    });
+    writer.onDidWrite((message) => this.onDidWrite(message));
+    writer.onClose(() => this.handleOutputClosed());
+    writer.onError(([error]) => {
+      this.logger.warn({ err: error }, "output error");
+      this.handleOutputClosed();
+    });
+    this.rpc = createMessageConnection(reader, writer, this.rpcLogger(), {
+      messageStrategy: { handleMessage: (message, next) => this.route(message, next) },
+    });
+    this.rpc.onRequest((method, params) => this.host.dispatcher.dispatch(this, method, params, this.currentRequestId!));
+    this.rpc.onNotification((method) => this.logger.debug({ method }, "client notification"));
+  }
+
+  /** Starts reading messages. */
+  listen(): void {
+    this.rpc.listen();
+  }
+
+  /** The initialize-time session, or undefined before `initialize`. */
+  get client(): ClientSession | undefined {
+    return this.session;
+  }
+
+  /** Records the outcome of `initialize`; the connection accepts other requests from now on. */
+  markInitialized(session: ClientSession): void {
+    this.session = session;
+  }
+
+  /** Runs `fn` right after the response to request `id` has been written. */
+  whenResponded(id: RequestId, fn: () => void): void {
+    this.afterResponse.set(id, fn);
+  }
+
+  /** Sends a notification unless this client opted out of its method; resolves under backpressure. */
+  notify(notification: OutgoingNotification): Promise<void> {
+    if (this.outputClosed || this.session?.optOutNotificationMethods.has(notification.method)) return Promise.resolve();
+    return this.writer.write({ jsonrpc: "2.0", ...notification } as Message);
+  }
+
+  /** Sends a server → client request and resolves with the client's validated answer. */
+  async request<M extends ServerRequestMethod>(
+    method: M,
+    params: ServerRequestParams<M>,
+    onSent?: (id: number) => void,
+  ): Promise<ServerRequestResult<M>> {
+    const { id, response } = this.host.serverRequests.open(this, method);
+    if (this.inputClosed || this.outputClosed) this.host.serverRequests.withdraw(id, "connection closed");
+    else void this.writer.write({ jsonrpc: "2.0", id, method, params } as RequestMessage);
+    onSent?.(id);
+    const result = await response;
+    const schema: z.ZodType = serverRequests[method].result;
+    const parsed = schema.safeParse(result);
+    if (!parsed.success) {
+      throw rpcError(ErrorCode.InvalidParams, `invalid response to ${method}: ${parsed.error.issues[0]?.message}`);
+    }
+    return parsed.data as ServerRequestResult<M>;
+  }
+
+  /** Registers a listener for the end of the client's input (EOF or a read error). */
+  onInputClosed(listener: () => void): void {
+    if (this.inputClosed) listener();
+    else this.inputClosedListeners.push(listener);
+  }
+
+  /** Stops reading further messages; those already read are still served. */
+  stopReading(): void {
+    this.reader.stop();
+  }
+
+  /** Resolves once every request read so far has been answered. */
+  idle(): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Flushes what was written and closes the output. */
+  async close(): Promise<void> {
+    if (this.outputClosed) return;
+    await this.writer.flush();
+    this.rpc.dispose();
+    this.writer.end();
+    this.handleOutputClosed();
+  }
+
+  private route(message: Message, next: (message: Message) => void | Promise<void>): void | Promise<void> {
+    if (Message.isResponse(message)) {
+      if (!this.host.serverRequests.settle(message as ResponseMessage)) {
+        this.logger.warn({ id: message.id }, "ignored a response to no pending server request");
+      }
+      return;
+    }
+    if (this.logger.isLevelEnabled("debug")) this.logger.debug({ message }, "recv");
+    if (!Message.isRequest(message)) return next(message);
+    // vscode-jsonrpc hands request handlers no id; it dispatches one message at a time and calls
+    // the handler synchronously inside `next`, so the id set here is the one that call serves.
+    this.currentRequestId = message.id ?? undefined;
+    try {
+      return next(message);
+    } finally {
+      this.currentRequestId = undefined;
+    }
+  }
+
+  private onDidWrite(message: Message): void {
+    if (this.logger.isLevelEnabled("debug")) this.logger.debug({ message }, "send");
+    if (!Message.isResponse(message) || message.id === null) return;
+    const continuation = this.afterResponse.get(message.id);
+    if (continuation) {
+      this.afterResponse.delete(message.id);
+      continuation();
+    }
+    if (this.unanswered.delete(message.id) && this.unanswered.size === 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private handleInputClosed(): void {
+    if (this.inputClosed) return;
+    this.inputClosed = true;
+    // Nobody can answer server requests any more: fail them so their turns can move on.
+    this.host.serverRequests.dropOwner(this, "connection closed");
+    for (const listener of this.inputClosedListeners.splice(0)) listener();
+  }
+
+  private handleOutputClosed(): void {
+    if (this.outputClosed) return;
+    this.outputClosed = true;
+    this.host.serverRequests.dropOwner(this, "connection closed");
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private rpcLogger() {
+    return {
+      error: (message: string) => this.logger.error(message),
+      warn: (message: string) => this.logger.warn(message),
+      info: (message: string) => this.logger.debug(message),
+      log: (message: string) => this.logger.debug(message),
+    };
+  }
+}

@@ -1,0 +1,77 @@
+import { CODEX_CLIENT_METHODS } from "../protocol/codexMethods.js";
+import {
+  internalError,
+  isRpcError,
+  invalidParams,
+  methodNotFound,
+  notInitialized,
+} from "../protocol/errors.js";
+import type { RequestId } from "../protocol/jsonrpc.js";
+import {
+  clientRequestSpec,
+  type ClientRequestMethod,
+  type ClientRequestParams,
+  type ClientRequestResult,
+} from "../protocol/methods.js";
+import type { Logger } from "../runtime/logger.js";
+import type { ClientConnection } from "./connection.js";
+import type { RequestScheduler } from "./requestScheduler.js";
+
+/** What a handler knows about the request it serves. */
+export interface RequestContext {
+  readonly connection: ClientConnection;
+  readonly requestId: RequestId;
+  /** Runs `fn` once the response has been written, for work whose notifications must follow it. */
+  afterResponse(fn: () => void): void;
+}
+
+/** Serves one method: validated params in, result out; throws {@link RpcError} to answer with an error. */
+export type Handler<M extends ClientRequestMethod> = (
+  params: ClientRequestParams<M>,
+  context: RequestContext,
+) => Promise<ClientRequestResult<M>> | ClientRequestResult<M>;
+
+/** One handler for every method in the registry; the compiler checks none is missing. */
+export type HandlerTable = { readonly [M in ClientRequestMethod]: Handler<M> };
+
+/**
+ * Turns a raw request into a handler call: unknown method → -32601, not initialized → -32600,
+ * bad params → -32602 naming the field path, then the handler under the scheduler (requests that
+ * name a thread run in order per thread). Unexpected failures become -32603; the stack is logged.
+ */
+export class Dispatcher {
+  constructor(
+    private readonly handlers: HandlerTable,
+    private readonly scheduler: RequestScheduler,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Serves one request; resolves with its result or rejects with the error to answer. */
+  async dispatch(connection: ClientConnection, method: string, rawParams: unknown, requestId: RequestId): Promise<unknown> {
+    const spec = clientRequestSpec(method);
+    if (!spec) throw methodNotFound(method, CODEX_CLIENT_METHODS.has(method));
+    if (method !== "initialize" && !connection.client) throw notInitialized();
+    const parsed = spec.params.safeParse(rawParams ?? {});
+    if (!parsed.success) throw invalidParams(method, parsed.error);
+    const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;
+    const context: RequestContext = {
+      connection,
+      requestId,
+      afterResponse: (fn) => connection.whenResponded(requestId, fn),
+    };
+    try {
+      return await this.scheduler.run(threadKey(parsed.data), async () => handler(parsed.data as never, context));
+    } catch (error) {
+      if (isRpcError(error)) throw error;
+      this.logger.error({ err: error, method, requestId }, "request handler failed");
+      throw internalError();
+    }
+  }
+}
+
+/** Requests that name a thread are serialized on it, as in Codex. */
+function threadKey(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const threadId = (params as { threadId?: unknown }).threadId;
+  return typeof threadId === "string" ? `thread:${threadId}` : undefined;
+}

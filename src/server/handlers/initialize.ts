@@ -1,0 +1,39 @@
+import os from "node:os";
+import { alreadyInitialized, invalidRequest } from "../../protocol/errors.js";
+import type { InitializeParams, InitializeResponse } from "../../protocol/initialize.js";
+import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "../../runtime/version.js";
+import type { Handler } from "../dispatcher.js";
+
+/** Printable ASCII, as an HTTP header value must be; the name ends up in a user agent. */
+const HEADER_VALUE = /^[\x20-\x7e]+$/;
+
+/** Serves `initialize`: records the client's capabilities and describes this server. */
+export function initializeHandler(home: string): Handler<"initialize"> {
+  return (params, { connection }) => {
+    if (connection.client) throw alreadyInitialized();
+    const { name, version } = params.clientInfo;
+    if (!HEADER_VALUE.test(name)) {
+      throw invalidRequest(`Invalid clientInfo.name: '${name}'. Must be a valid HTTP header value.`);
+    }
+    connection.markInitialized({
+      clientName: name,
+      clientVersion: version,
+      experimentalApi: params.capabilities?.experimentalApi ?? false,
+      optOutNotificationMethods: new Set(params.capabilities?.optOutNotificationMethods ?? []),
+    });
+    return describeServer(params, home);
+  };
+}
+
+function describeServer(params: InitializeParams, home: string): InitializeResponse {
+  const { name, version } = params.clientInfo;
+  const platformOs = os.platform() === "darwin" ? "macos" : os.platform() === "win32" ? "windows" : os.platform();
+  return {
+    // Clients read the version after the first `/` as the protocol level (the Codex TUI warns when
+    // it is older than its own), so it carries the Codex release we match; ours follows.
+    userAgent: `${name}/${CODEX_PROTOCOL_VERSION} (${os.type()} ${os.release()}; ${os.arch()}) agent-app-server/${SERVER_VERSION} (${name}; ${version})`,
+    codexHome: home,
+    platformFamily: os.platform() === "win32" ? "windows" : "unix",
+    platformOs,
+  };
+}
