@@ -22,10 +22,11 @@ export interface ServeOptions {
 export async function serveStdio(options: ServeOptions): Promise<void> {
   const home = resolveHome();
   await ensureHome(home);
-  const { config } = await loadConfig(home, options.overrides);
+  const { config, warnings } = await loadConfig(home, options.overrides);
   const server = new AppServer({
     home,
     config,
+    configWarnings: warnings,
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,
     includeJsonrpc: options.includeJsonrpc,

@@ -4,6 +4,7 @@ import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { locateKey } from "./keyLocator.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
+import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import { Config } from "./schema.js";
 
 /** A config problem the user can fix; its message names the file, line and key. */
@@ -14,10 +15,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** The effective configuration and where it came from. */
+/** The effective configuration, where it came from, and what in it has no effect. */
 export interface LoadedConfig {
   readonly file: string;
   readonly config: Config;
+  readonly warnings: readonly ConfigWarningNotification[];
 }
 
 /** Reads `<home>/config.toml` (absent is fine), applies `-c` overrides, and validates the result. */
@@ -28,7 +30,20 @@ export async function loadConfig(home: string, overrides: readonly ConfigOverrid
   for (const override of overrides) applyOverride(raw, override);
   const result = Config.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssue(file, text, overrides, result.error.issues[0]!));
-  return { file, config: result.data };
+  return { file, config: result.data, warnings: unusedKeyWarnings(file, raw) };
+}
+
+/** Codex configs carry many keys we do not read; say which, once, so a typo does not go unnoticed. */
+function unusedKeyWarnings(file: string, raw: Record<string, unknown>): ConfigWarningNotification[] {
+  const unused = Object.keys(raw).filter((key) => !Object.hasOwn(Config.shape, key));
+  if (unused.length === 0) return [];
+  return [
+    {
+      summary: `${unused.length} config key(s) have no effect in agent-app-server`,
+      details: `Ignored keys: ${unused.join(", ")}`,
+      path: file,
+    },
+  ];
 }
 
 async function readConfigText(file: string): Promise<string> {

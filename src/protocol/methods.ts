@@ -7,6 +7,7 @@ import {
 } from "./approvals.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
 import {
+  ConfigWarningNotification,
   ErrorNotification,
   ItemCompletedNotification,
   ItemDeltaNotification,
@@ -87,6 +88,7 @@ export const serverNotifications = {
   error: notification("ErrorNotification", ErrorNotification),
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),
+  configWarning: notification("ConfigWarningNotification", ConfigWarningNotification),
 } as const satisfies Record<string, NotificationSpec>;
 
 /** Server → client requests. */

@@ -89,5 +89,20 @@ export const ErrorNotification = z.object({
 /** `serverRequest/resolved`: a server→client request was answered or withdrawn. */
 export const ServerRequestResolvedNotification = z.object({ threadId: z.string(), requestId: RequestId });
 
+/** `configWarning`: a problem with the configuration that did not stop the server. */
+export const ConfigWarningNotification = z.object({
+  summary: z.string(),
+  details: z.string().nullable().optional(),
+  path: z.string().nullable().optional(),
+  range: z
+    .object({
+      start: z.object({ line: z.number().int(), column: z.number().int() }),
+      end: z.object({ line: z.number().int(), column: z.number().int() }),
+    })
+    .nullable()
+    .optional(),
+});
+export type ConfigWarningNotification = z.infer<typeof ConfigWarningNotification>;
+
 /** `warning`: something the user should know that is not an error. */
 export const WarningNotification = z.object({ threadId: z.string().nullable().optional(), message: z.string() });

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { Config } from "../config/schema.js";
+import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
@@ -15,6 +16,8 @@ export interface AppServerOptions {
   /** The home directory (config, sessions); must exist. */
   readonly home: string;
   readonly config: Config;
+  /** Problems in the config that did not stop the server; each client is told after `initialize`. */
+  readonly configWarnings?: readonly ConfigWarningNotification[];
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Longest accepted input line in bytes (default 64 MiB). */
@@ -68,7 +71,11 @@ export class AppServer implements ConnectionHost {
 
   private createHandlers(): HandlerTable {
     return {
-      initialize: initializeHandler(this.options.home),
+      initialize: initializeHandler({
+        home: this.options.home,
+        clock: this.clock,
+        configWarnings: this.options.configWarnings ?? [],
+      }),
     };
   }
 }

@@ -168,7 +168,7 @@ export class ClientConnection {
       }
       return;
     }
-    if (this.logger.isLevelEnabled("debug")) this.logger.debug({ message }, "recv");
+    this.trace("recv", message);
     if (!Message.isRequest(message)) return next(message);
     // vscode-jsonrpc hands request handlers no id; it dispatches one message at a time and calls
     // the handler synchronously inside `next`, so the id set here is the one that call serves.
@@ -181,7 +181,7 @@ export class ClientConnection {
   }
 
   private onDidWrite(message: Message): void {
-    if (this.logger.isLevelEnabled("debug")) this.logger.debug({ message }, "send");
+    this.trace("send", message);
     if (!Message.isResponse(message) || message.id === null) return;
     const continuation = this.afterResponse.get(message.id);
     if (continuation) {
@@ -190,6 +190,17 @@ export class ClientConnection {
     }
     if (this.unanswered.delete(message.id) && this.unanswered.size === 0) {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Logs traffic: method and id at `debug`, whole messages (possibly megabytes) only at `trace`. */
+  private trace(direction: "recv" | "send", message: Message): void {
+    if (this.logger.isLevelEnabled("trace")) {
+      this.logger.trace({ message }, direction);
+    } else if (this.logger.isLevelEnabled("debug")) {
+      const { id, method } = message as { id?: unknown; method?: unknown };
+      const error = (message as { error?: { code: number } }).error;
+      this.logger.debug({ id, method, errorCode: error?.code }, direction);
     }
   }
 

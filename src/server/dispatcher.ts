@@ -49,8 +49,11 @@ export class Dispatcher {
   /** Serves one request; resolves with its result or rejects with the error to answer. */
   async dispatch(connection: ClientConnection, method: string, rawParams: unknown, requestId: RequestId): Promise<unknown> {
     const spec = clientRequestSpec(method);
-    if (!spec) throw methodNotFound(method, CODEX_CLIENT_METHODS.has(method));
+    const known = spec !== undefined || CODEX_CLIENT_METHODS.has(method);
+    if (!known) throw methodNotFound(method, false);
+    // As in Codex, any protocol method (even one we lack) before `initialize` is "Not initialized".
     if (method !== "initialize" && !connection.client) throw notInitialized();
+    if (!spec) throw methodNotFound(method, true);
     const parsed = spec.params.safeParse(rawParams ?? {});
     if (!parsed.success) throw invalidParams(method, parsed.error);
     const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;

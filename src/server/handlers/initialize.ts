@@ -1,15 +1,26 @@
 import os from "node:os";
 import { alreadyInitialized, invalidRequest } from "../../protocol/errors.js";
 import type { InitializeParams, InitializeResponse } from "../../protocol/initialize.js";
+import type { ConfigWarningNotification } from "../../protocol/notifications.js";
+import type { Clock } from "../../runtime/clock.js";
 import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "../../runtime/version.js";
 import type { Handler } from "../dispatcher.js";
+import { createNotification } from "../notifications.js";
+
+/** What `initialize` needs from the server. */
+export interface InitializeDeps {
+  readonly home: string;
+  readonly clock: Clock;
+  /** Sent to each client right after its initialize response, as Codex sends its startup warnings. */
+  readonly configWarnings: readonly ConfigWarningNotification[];
+}
 
 /** Printable ASCII, as an HTTP header value must be; the name ends up in a user agent. */
 const HEADER_VALUE = /^[\x20-\x7e]+$/;
 
 /** Serves `initialize`: records the client's capabilities and describes this server. */
-export function initializeHandler(home: string): Handler<"initialize"> {
-  return (params, { connection }) => {
+export function initializeHandler({ home, clock, configWarnings }: InitializeDeps): Handler<"initialize"> {
+  return (params, { connection, afterResponse }) => {
     if (connection.client) throw alreadyInitialized();
     const { name, version } = params.clientInfo;
     if (!HEADER_VALUE.test(name)) {
@@ -20,6 +31,9 @@ export function initializeHandler(home: string): Handler<"initialize"> {
       clientVersion: version,
       experimentalApi: params.capabilities?.experimentalApi ?? false,
       optOutNotificationMethods: new Set(params.capabilities?.optOutNotificationMethods ?? []),
+    });
+    afterResponse(() => {
+      for (const warning of configWarnings) void connection.notify(createNotification(clock, "configWarning", warning));
     });
     return describeServer(params, home);
   };

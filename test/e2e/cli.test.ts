@@ -1,0 +1,53 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ServerProcess } from "../support/serverProcess.js";
+
+describe("command line", () => {
+  it("prints the version", async () => {
+    const server = ServerProcess.start({ args: ["--version"], protocol: false });
+    expect((await server.waitExit()).code).toBe(0);
+    const pkg = JSON.parse(readFileSync(path.resolve("package.json"), "utf8"));
+    expect(server.stdoutLines).toEqual([`agent-app-server ${pkg.version}`]);
+  });
+
+  it("prints help", async () => {
+    const server = ServerProcess.start({ args: ["--help"], protocol: false });
+    expect((await server.waitExit()).code).toBe(0);
+    expect(server.stdoutLines[0]).toContain("agent-app-server: a Codex-compatible app-server");
+    expect(server.stdoutLines.join("\n")).toContain("generate-json-schema --out DIR");
+  });
+
+  it("serves stdio with no arguments and with app-server --listen stdio:// --stdio", async () => {
+    for (const args of [[], ["app-server", "--listen", "stdio://", "--stdio"], ["app-server", "--listen=stdio://"]]) {
+      const server = ServerProcess.start({ args });
+      expect((await server.initialize()).codexHome).toBe(server.home);
+      expect((await server.closeStdin()).code).toBe(0);
+    }
+  });
+
+  it("rejects unknown arguments and unsupported listeners with exit code 2", async () => {
+    const unknown = ServerProcess.start({ args: ["app-server", "--frobnicate"] });
+    expect((await unknown.waitExit()).code).toBe(2);
+    expect(unknown.stderr).toContain("unknown argument: --frobnicate");
+    const ws = ServerProcess.start({ args: ["app-server", "--listen", "ws://127.0.0.1:0"] });
+    expect((await ws.waitExit()).code).toBe(2);
+    expect(ws.stderr).toContain("--listen ws://127.0.0.1:0 is not supported yet");
+  });
+
+  it("writes JSON Schema files with generate-json-schema --out", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "aas-schema-"));
+    try {
+      const server = ServerProcess.start({ args: ["generate-json-schema", "--out", out] });
+      expect((await server.waitExit()).code).toBe(0);
+      const files = readdirSync(out);
+      expect(files).toContain("InitializeParams.json");
+      expect(files).toContain("ItemStartedNotification.json");
+      const schema = JSON.parse(readFileSync(path.join(out, "InitializeResponse.json"), "utf8"));
+      expect(schema.required).toEqual(["userAgent", "codexHome", "platformFamily", "platformOs"]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
