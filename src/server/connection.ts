@@ -9,6 +9,7 @@ import {
   type ServerRequestResult,
 } from "../protocol/methods.js";
 import type { Logger } from "../runtime/logger.js";
+import type { InvalidMessage } from "../transport/envelope.js";
 import type { NewlineMessageReader } from "../transport/lineReader.js";
 import type { NewlineMessageWriter } from "../transport/lineWriter.js";
 import type { Dispatcher } from "./dispatcher.js";
@@ -63,14 +64,8 @@ export class ClientConnection {
     private readonly writer: NewlineMessageWriter,
   ) {
     this.logger = host.logger.child({ connection: this.number });
-    reader.onDidRead((message) => {
-      if (Message.isRequest(message)) this.unanswered.add(message.id!);
-    });
-    reader.onInvalidMessage((invalid) => {
-      this.logger.warn({ code: invalid.code, id: invalid.id }, `rejected input: ${invalid.message}`);
-      const response = { jsonrpc: "2.0", id: invalid.id, error: { code: invalid.code, message: invalid.message } };
-      void this.writer.write(response as Message);
-    });
+    reader.setInterceptor((message) => this.intercept(message));
+    reader.onInvalidMessage((invalid) => this.reject(invalid));
     reader.onIgnoredMessage((reason) => this.logger.warn(`ignored input: ${reason}`));
     reader.onClose(() => this.handleInputClosed());
     reader.onError((error) => {
@@ -161,13 +156,35 @@ export class ClientConnection {
     this.handleOutputClosed();
   }
 
-  private route(message: Message, next: (message: Message) => void | Promise<void>): void | Promise<void> {
+  /** Settles client responses at once (the first answer wins) and refuses duplicate request ids. */
+  private intercept(message: Message): boolean {
     if (Message.isResponse(message)) {
       if (!this.host.serverRequests.settle(message as ResponseMessage)) {
         this.logger.warn({ id: message.id }, "ignored a response to no pending server request");
       }
-      return;
+      return true;
     }
+    if (!Message.isRequest(message)) return false;
+    const id = message.id!;
+    if (this.unanswered.has(id)) {
+      this.reject({
+        id,
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: request id ${JSON.stringify(id)} is already in use by a request not yet answered`,
+      });
+      return true;
+    }
+    this.unanswered.add(id);
+    return false;
+  }
+
+  private reject(invalid: InvalidMessage): void {
+    this.logger.warn({ code: invalid.code, id: invalid.id }, `rejected input: ${invalid.message}`);
+    const response = { jsonrpc: "2.0", id: invalid.id, error: { code: invalid.code, message: invalid.message } };
+    void this.writer.write(response as Message);
+  }
+
+  private route(message: Message, next: (message: Message) => void | Promise<void>): void | Promise<void> {
     this.trace("recv", message);
     if (!Message.isRequest(message)) return next(message);
     // vscode-jsonrpc hands request handlers no id; it dispatches one message at a time and calls

@@ -63,7 +63,7 @@ export class Dispatcher {
       afterResponse: (fn) => connection.whenResponded(requestId, fn),
     };
     try {
-      return await this.scheduler.run(threadKey(parsed.data), async () => handler(parsed.data as never, context));
+      return await this.scheduler.run(threadKey(rawParams), async () => handler(parsed.data as never, context));
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");

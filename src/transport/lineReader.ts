@@ -27,7 +27,7 @@ export interface NewlineReaderOptions {
 export class NewlineMessageReader extends AbstractMessageReader {
   private readonly invalidEmitter = new Emitter<InvalidMessage>();
   private readonly ignoredEmitter = new Emitter<string>();
-  private readonly readEmitter = new Emitter<Message>();
+  private interceptor: ((message: Message) => boolean) | undefined;
   private stopListening: (() => void) | undefined;
   private readonly splitter: LineSplitter;
   private readonly maxLineBytes: number;
@@ -36,8 +36,6 @@ export class NewlineMessageReader extends AbstractMessageReader {
   readonly onInvalidMessage: Event<InvalidMessage> = this.invalidEmitter.event;
   /** Fires for each line that is dropped without an answer (a malformed response), with why. */
   readonly onIgnoredMessage: Event<string> = this.ignoredEmitter.event;
-  /** Fires for each message as it is read, before it is queued for dispatch. */
-  readonly onDidRead: Event<Message> = this.readEmitter.event;
 
   constructor(
     private readonly readable: Readable,
@@ -70,6 +68,15 @@ export class NewlineMessageReader extends AbstractMessageReader {
     return { dispose: () => this.stop() };
   }
 
+  /**
+   * Sees each message as it is read, in order, before vscode-jsonrpc queues it; returning true
+   * consumes it. (vscode-jsonrpc's queue is keyed by id, so a second message with the id of one
+   * still queued would replace it: such messages must be settled here.)
+   */
+  setInterceptor(interceptor: (message: Message) => boolean): void {
+    this.interceptor = interceptor;
+  }
+
   /** Stops reading: lines not read yet stay in the stream, unread. */
   stop(): void {
     this.stopListening?.();
@@ -89,8 +96,7 @@ export class NewlineMessageReader extends AbstractMessageReader {
     if (text.length === 0) return;
     const envelope = parseEnvelope(text);
     if (envelope.kind === "message") {
-      this.readEmitter.fire(envelope.message);
-      callback(envelope.message);
+      if (!this.interceptor?.(envelope.message)) callback(envelope.message);
     }
     else if (envelope.kind === "invalid") this.invalidEmitter.fire(envelope.invalid);
     else this.ignoredEmitter.fire(envelope.reason);

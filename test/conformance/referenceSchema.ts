@@ -73,7 +73,7 @@ export function checkDefinition(definition: string, value: unknown): string[] {
   let validate = compiled.get(key);
   if (!validate) {
     const bundle = load("codex_app_server_protocol.v2.schemas.json") as { definitions: Record<string, object> };
-    validate = ajv.compile({ ...bundle, $ref: `#/definitions/${definition}` });
+    validate = ajv.compile({ definitions: bundle.definitions, $ref: `#/definitions/${definition}` });
     compiled.set(key, validate);
   }
   return validate(value) ? [] : [`${definition}: ${describe(validate)}`];

@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { CommandExecutionRequestApprovalResponse, FileChangeRequestApprovalResponse } from "../../src/protocol/approvals.js";
+import { ThreadItem } from "../../src/protocol/items.js";
+import { clientRequests } from "../../src/protocol/methods.js";
+import { AskForApproval, SandboxMode, SandboxPolicy } from "../../src/protocol/policy.js";
+import { Thread } from "../../src/protocol/thread.js";
+import { Turn } from "../../src/protocol/turn.js";
+import { UserInput } from "../../src/protocol/userInput.js";
+import { checkAgainst, checkDefinition, REFERENCE_DIR, referenceAvailable, requestParamsFile } from "./referenceSchema.js";
+
+if (!referenceAvailable) {
+  console.warn(`SKIPPING conformance samples: no Codex reference schema at ${REFERENCE_DIR}`);
+}
+
+const turn = { id: "t1", items: [], status: "inProgress" };
+const thread = {
+  id: "019a0000-0000-7000-8000-000000000001",
+  sessionId: "019a0000-0000-7000-8000-000000000001",
+  preview: "",
+  ephemeral: false,
+  modelProvider: "openai",
+  createdAt: 1,
+  updatedAt: 2,
+  status: { type: "idle" },
+  cwd: "/tmp/w",
+  cliVersion: "0.1.0",
+  source: "vscode",
+  projectId: null,
+  turns: [turn],
+};
+
+/** Values the reference accepts, per type; each must be accepted by our zod schema too. */
+const definitionSamples: Array<[string, z.ZodType, unknown[]]> = [
+  [
+    "UserInput",
+    UserInput,
+    [
+      { type: "text", text: "hi" },
+      { type: "text", text: "hi", text_elements: [{ byteRange: { start: 0, end: 2 }, placeholder: null }] },
+      { type: "image", url: "data:image/png;base64,AAAA", detail: "high" },
+      { type: "image", fileId: "file_1" },
+      { type: "localImage", path: "/tmp/a.png" },
+      { type: "localAudio", path: "/tmp/a.wav" },
+      { type: "skill", name: "s", path: "/tmp/SKILL.md" },
+      { type: "mention", name: "m", path: "app://x" },
+    ],
+  ],
+  ["AskForApproval", AskForApproval, ["untrusted", "on-request", "never", { granular: { sandbox_approval: true, rules: false, mcp_elicitations: false } }]],
+  ["SandboxMode", SandboxMode, ["read-only", "workspace-write", "danger-full-access"]],
+  [
+    "SandboxPolicy",
+    SandboxPolicy,
+    [
+      { type: "dangerFullAccess" },
+      { type: "readOnly", networkAccess: false },
+      { type: "externalSandbox", networkAccess: "enabled" },
+      { type: "workspaceWrite", writableRoots: ["/tmp"], networkAccess: true, excludeSlashTmp: false },
+    ],
+  ],
+  [
+    "ThreadItem",
+    ThreadItem,
+    [
+      { type: "userMessage", id: "u", content: [{ type: "text", text: "hi" }] },
+      { type: "agentMessage", id: "msg_1", text: "hello", phase: "final_answer" },
+      { type: "reasoning", id: "rs_1", summary: ["a"], content: [] },
+      { type: "plan", id: "p", text: "1. do" },
+      {
+        type: "commandExecution",
+        id: "call_1",
+        command: "/bin/bash -lc ls",
+        cwd: "/tmp",
+        status: "completed",
+        commandActions: [{ type: "listFiles", command: "ls", path: null }],
+        aggregatedOutput: "a\n",
+        exitCode: 0,
+        durationMs: 5,
+        source: "agent",
+      },
+      {
+        type: "fileChange",
+        id: "call_2",
+        status: "declined",
+        changes: [{ path: "/tmp/a", kind: { type: "update", move_path: null }, diff: "@@ -1 +1 @@\n-a\n+b\n" }],
+      },
+      { type: "mcpToolCall", id: "m", server: "s", tool: "t", status: "completed", arguments: {}, result: { content: [] } },
+      { type: "dynamicToolCall", id: "d", tool: "t", arguments: {}, status: "failed", success: false },
+      { type: "webSearch", id: "w", query: "q", action: { type: "search", query: "q" } },
+      { type: "imageView", id: "i", path: "/tmp/a.png" },
+      { type: "enteredReviewMode", id: "r", review: "changes" },
+      { type: "exitedReviewMode", id: "r", review: "looks good" },
+      { type: "contextCompaction", id: "c" },
+    ],
+  ],
+  [
+    "Turn",
+    Turn,
+    [
+      turn,
+      {
+        id: "t2",
+        items: [],
+        status: "failed",
+        error: { message: "boom", codexErrorInfo: { responseStreamDisconnected: { httpStatusCode: null } } },
+        startedAt: 1,
+        completedAt: 2,
+        durationMs: 1000,
+        itemsView: "notLoaded",
+      },
+    ],
+  ],
+  ["Thread", Thread, [thread, { ...thread, name: "n", gitInfo: { sha: null, branch: "main" }, path: "/x.jsonl" }]],
+];
+
+/** Params samples per implemented client request. */
+const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
+  initialize: [
+    { clientInfo: { name: "c", version: "1" } },
+    {
+      clientInfo: { name: "codex-tui", title: null, version: "0.169.0" },
+      capabilities: { requiredHumanApproval: true, experimentalApi: true, requestAttestation: false, optOutNotificationMethods: null },
+    },
+    { clientInfo: { name: "c", version: "1" }, capabilities: null },
+  ],
+};
+
+describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {
+  it.each(definitionSamples)("%s", (definition, schema, samples) => {
+    for (const sample of samples) {
+      expect(checkDefinition(definition, sample), JSON.stringify(sample)).toEqual([]);
+      expect(schema.safeParse(sample).error?.issues ?? [], JSON.stringify(sample)).toEqual([]);
+    }
+  });
+
+  it.each(Object.entries(paramsSamples))("params of %s", (method, samples) => {
+    const file = requestParamsFile(method);
+    expect(file, `reference has ${method}`).toBeDefined();
+    for (const sample of samples) {
+      expect(checkAgainst(file!, sample)).toEqual([]);
+      expect(clientRequests[method as keyof typeof clientRequests].params.safeParse(sample).success).toBe(true);
+    }
+  });
+
+  it("approval answers of every kind", () => {
+    const commandDecisions = [
+      "accept",
+      "acceptForSession",
+      "decline",
+      "cancel",
+      { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["git", "status"] } },
+      { applyNetworkPolicyAmendment: { network_policy_amendment: { host: "example.com", action: "allow" } } },
+    ];
+    for (const decision of commandDecisions) {
+      expect(checkAgainst("CommandExecutionRequestApprovalResponse.json", { decision })).toEqual([]);
+      expect(CommandExecutionRequestApprovalResponse.safeParse({ decision }).success).toBe(true);
+    }
+    for (const decision of ["accept", "acceptForSession", "decline", "cancel"]) {
+      expect(checkAgainst("FileChangeRequestApprovalResponse.json", { decision })).toEqual([]);
+      expect(FileChangeRequestApprovalResponse.safeParse({ decision }).success).toBe(true);
+    }
+  });
+
+  it("rejects what the reference rejects, for the enums clients get wrong", () => {
+    for (const bad of ["on-failure", "unlessTrusted"]) {
+      expect(checkDefinition("AskForApproval", bad)).not.toEqual([]);
+      expect(AskForApproval.safeParse(bad).success).toBe(false);
+    }
+    expect(checkDefinition("SandboxMode", "workspaceWrite")).not.toEqual([]);
+    expect(SandboxMode.safeParse("workspaceWrite").success).toBe(false);
+    expect(checkDefinition("SandboxPolicy", { type: "workspace-write" })).not.toEqual([]);
+    expect(SandboxPolicy.safeParse({ type: "workspace-write" }).success).toBe(false);
+  });
+});
+
+describe.skipIf(!referenceAvailable)("the conformance checker itself", () => {
+  it("catches a notification that breaks the reference", async () => {
+    const { checkServerMessage } = await import("./referenceSchema.js");
+    const broken = { method: "turn/started", params: { threadId: 1 }, emittedAtMs: 1 };
+    expect(checkServerMessage(broken, () => undefined)).not.toEqual([]);
+    const noStamp = { method: "thread/status/changed", params: { threadId: "t", status: { type: "idle" } } };
+    expect(checkServerMessage(noStamp, () => undefined)).toEqual(["notification thread/status/changed lacks an integer emittedAtMs"]);
+    const badResponse = { id: 1, result: { userAgent: "x" } };
+    expect(checkServerMessage(badResponse, () => "initialize")).not.toEqual([]);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { parseArgs, UsageError } from "../../src/cli/args.js";
+import { locateKey } from "../../src/config/keyLocator.js";
+import { applyOverride, parseOverride } from "../../src/config/overrides.js";
+
+describe("-c overrides", () => {
+  it("parses TOML values, falling back to the raw string", () => {
+    expect(parseOverride("model=gpt-5.5")).toMatchObject({ path: ["model"], value: "gpt-5.5" });
+    expect(parseOverride('model="gpt-5.5"').value).toBe("gpt-5.5");
+    expect(parseOverride("a.b.c=3").value).toBe(3);
+    expect(parseOverride("x=[1, 2]").value).toEqual([1, 2]);
+    expect(parseOverride('p={name="m", n=0}').value).toEqual({ name: "m", n: 0 });
+    expect(parseOverride("flag=true").value).toBe(true);
+    expect(() => parseOverride("novalue")).toThrow("expected key=value");
+    expect(() => parseOverride("a..b=1")).toThrow("empty key segment");
+  });
+
+  it("sets values at dotted paths, replacing non-tables on the way", () => {
+    const target: Record<string, unknown> = { a: 1, m: { keep: true } };
+    applyOverride(target, parseOverride("a.b=2"));
+    applyOverride(target, parseOverride("m.x=3"));
+    expect(target).toEqual({ a: { b: 2 }, m: { keep: true, x: 3 } });
+  });
+});
+
+describe("locateKey", () => {
+  const toml = 'model = "x"\n\n[model_providers.mock]\nname = "m"\nwire_api = "w"\n\n[mcp_servers.a]\ncommand = "c"\n';
+  it("finds a top-level key, a key in a table, and falls back to the table header", () => {
+    expect(locateKey(toml, ["model"])).toBe(1);
+    expect(locateKey(toml, ["model_providers", "mock", "wire_api"])).toBe(5);
+    expect(locateKey(toml, ["mcp_servers", "a", "args"])).toBe(7);
+    expect(locateKey(toml, ["missing"])).toBeUndefined();
+  });
+});
+
+describe("parseArgs", () => {
+  it("reads serve flags and subcommands", () => {
+    expect(parseArgs(["app-server", "-c", "a=1", "--config=b=2", "--max-line-bytes", "10", "--jsonrpc"])).toEqual({
+      kind: "serve",
+      overrides: [expect.objectContaining({ path: ["a"], value: 1 }), expect.objectContaining({ path: ["b"], value: 2 })],
+      maxLineBytes: 10,
+      includeJsonrpc: true,
+    });
+    expect(parseArgs(["generate-json-schema", "--out", "d"])).toEqual({ kind: "generate-json-schema", outDir: "d" });
+    expect(parseArgs(["-V"])).toEqual({ kind: "version" });
+  });
+
+  it("explains what is wrong", () => {
+    expect(() => parseArgs(["-c"])).toThrow(new UsageError("-c needs a value"));
+    expect(() => parseArgs(["--max-line-bytes", "0"])).toThrow("needs a positive integer");
+    expect(() => parseArgs(["generate-json-schema"])).toThrow("needs --out DIR");
+  });
+});
