@@ -115,12 +115,10 @@ export class ClientConnection {
   async request<M extends ServerRequestMethod>(
     method: M,
     params: ServerRequestParams<M>,
-    onSent?: (id: number) => void,
   ): Promise<ServerRequestResult<M>> {
     const { id, response } = this.host.serverRequests.open(this, method);
     if (this.inputClosed || this.outputClosed) this.host.serverRequests.withdraw(id, "connection closed");
     else void this.writer.write({ jsonrpc: "2.0", id, method, params } as RequestMessage);
-    onSent?.(id);
     const result = await response;
     const schema: z.ZodType = serverRequests[method].result;
     const parsed = schema.safeParse(result);
