@@ -26,6 +26,8 @@ export const GitInfo = z.object({
   originUrl: z.string().nullable().optional(),
 });
 
+export type GitInfo = z.infer<typeof GitInfo>;
+
 /** A conversation: metadata plus, where asked for, its turns. Times are Unix seconds. */
 export const Thread = z.object({
   id: z.string(),

@@ -1,0 +1,163 @@
+import { z } from "zod";
+import { ApprovalsReviewer, AskForApproval, SandboxMode, SandboxPolicy } from "./policy.js";
+import { Thread } from "./thread.js";
+import { Turn, TurnItemsView } from "./turn.js";
+
+/** Settings a client may give when it starts, resumes or forks a thread. */
+const ThreadSettingsOverrides = {
+  model: z.string().nullable().optional(),
+  modelProvider: z.string().nullable().optional(),
+  serviceTier: z.string().nullable().optional(),
+  cwd: z.string().nullable().optional(),
+  approvalPolicy: AskForApproval.nullable().optional(),
+  approvalsReviewer: ApprovalsReviewer.nullable().optional(),
+  sandbox: SandboxMode.nullable().optional(),
+  config: z.record(z.string(), z.unknown()).nullable().optional(),
+  baseInstructions: z.string().nullable().optional(),
+  developerInstructions: z.string().nullable().optional(),
+};
+
+/** Params of `thread/start`. */
+export const ThreadStartParams = z.object({
+  ...ThreadSettingsOverrides,
+  personality: z.enum(["none", "friendly", "pragmatic"]).nullable().optional(),
+  ephemeral: z.boolean().nullable().optional(),
+  sessionStartSource: z.enum(["startup", "clear"]).nullable().optional(),
+  serviceName: z.string().nullable().optional(),
+  threadSource: z.string().nullable().optional(),
+});
+export type ThreadStartParams = z.infer<typeof ThreadStartParams>;
+
+/** The thread plus the settings its turns will run with (start, resume and fork results). */
+export const ThreadSessionResponse = z.object({
+  thread: Thread,
+  model: z.string(),
+  modelProvider: z.string(),
+  serviceTier: z.string().nullable().optional(),
+  cwd: z.string(),
+  approvalPolicy: AskForApproval,
+  approvalsReviewer: ApprovalsReviewer,
+  sandbox: SandboxPolicy,
+  reasoningEffort: z.string().nullable().optional(),
+});
+export type ThreadSessionResponse = z.infer<typeof ThreadSessionResponse>;
+
+/** Params of `thread/resume`. */
+export const ThreadResumeParams = z.object({
+  threadId: z.string(),
+  ...ThreadSettingsOverrides,
+  excludeTurns: z.boolean().optional(),
+});
+export type ThreadResumeParams = z.infer<typeof ThreadResumeParams>;
+
+/** Params of `thread/fork`. */
+export const ThreadForkParams = z.object({
+  threadId: z.string(),
+  ...ThreadSettingsOverrides,
+  ephemeral: z.boolean().optional(),
+  excludeTurns: z.boolean().optional(),
+  lastTurnId: z.string().nullable().optional(),
+  threadSource: z.string().nullable().optional(),
+});
+export type ThreadForkParams = z.infer<typeof ThreadForkParams>;
+
+/** Source kinds `thread/list` can filter on. */
+export const ThreadSourceKind = z.enum([
+  "cli",
+  "vscode",
+  "exec",
+  "appServer",
+  "subAgent",
+  "subAgentReview",
+  "subAgentCompact",
+  "subAgentThreadSpawn",
+  "subAgentOther",
+  "unknown",
+]);
+
+/** Params of `thread/list`. */
+export const ThreadListParams = z.object({
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  sortKey: z.enum(["created_at", "updated_at", "recency_at", "section_position"]).nullable().optional(),
+  sortDirection: z.enum(["asc", "desc"]).nullable().optional(),
+  modelProviders: z.array(z.string()).nullable().optional(),
+  sourceKinds: z.array(ThreadSourceKind).nullable().optional(),
+  archived: z.boolean().nullable().optional(),
+  cwd: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  searchTerm: z.string().nullable().optional(),
+  excludedThreadIds: z.array(z.string()).nullable().optional(),
+  useStateDbOnly: z.boolean().optional(),
+  currentAccountOnly: z.boolean().optional(),
+  originators: z.array(z.string()).nullable().optional(),
+  sectionId: z.string().nullable().optional(),
+});
+export type ThreadListParams = z.infer<typeof ThreadListParams>;
+
+/** A page of threads. */
+export const ThreadListResponse = z.object({
+  data: z.array(Thread),
+  nextCursor: z.string().nullable().optional(),
+  backwardsCursor: z.string().nullable().optional(),
+});
+
+/** Params of requests that only name a thread. */
+export const ThreadIdParams = z.object({ threadId: z.string() });
+
+/** Params of `thread/read`. */
+export const ThreadReadParams = z.object({ threadId: z.string(), includeTurns: z.boolean().optional() });
+
+/** Result carrying one thread. */
+export const ThreadResponse = z.object({ thread: Thread });
+
+/** Params of `thread/turns/list`. */
+export const ThreadTurnsListParams = z.object({
+  threadId: z.string(),
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  sortDirection: z.enum(["asc", "desc"]).nullable().optional(),
+  itemsView: TurnItemsView.nullable().optional(),
+});
+export type ThreadTurnsListParams = z.infer<typeof ThreadTurnsListParams>;
+
+/** A page of turns. */
+export const ThreadTurnsListResponse = z.object({
+  data: z.array(Turn),
+  nextCursor: z.string().nullable().optional(),
+  backwardsCursor: z.string().nullable().optional(),
+});
+
+/** Params of `thread/name/set`. */
+export const ThreadSetNameParams = z.object({ threadId: z.string(), name: z.string() });
+
+/** Params of `thread/loaded/list`. */
+export const ThreadLoadedListParams = z.object({
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+});
+
+/** Result of `thread/loaded/list`. */
+export const ThreadLoadedListResponse = z.object({
+  data: z.array(z.string()),
+  nextCursor: z.string().nullable().optional(),
+});
+
+/** Result of `thread/unsubscribe`. */
+export const ThreadUnsubscribeResponse = z.object({ status: z.enum(["unsubscribed", "notSubscribed", "notLoaded"]) });
+
+/** Params of `thread/metadata/update`. */
+export const ThreadMetadataUpdateParams = z.object({
+  threadId: z.string(),
+  gitInfo: z
+    .object({
+      sha: z.string().nullable().optional(),
+      branch: z.string().nullable().optional(),
+      originUrl: z.string().nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+});
+
+/** An empty result. */
+export const EmptyResponse = z.object({});
+

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { ThreadItem } from "../protocol/items.js";
+import { ApprovalsReviewer, AskForApproval, SandboxPolicy } from "../protocol/policy.js";
+import { GitInfo, SessionSource } from "../protocol/thread.js";
+import { TurnError, TurnStatus } from "../protocol/turn.js";
+
+/** The settings a thread's turns run with; later `settings` records override them. */
+export const ThreadSettings = z.object({
+  model: z.string(),
+  modelProvider: z.string(),
+  cwd: z.string(),
+  approvalPolicy: AskForApproval,
+  approvalsReviewer: ApprovalsReviewer,
+  sandbox: SandboxPolicy,
+  reasoningEffort: z.string().nullable().optional(),
+  serviceTier: z.string().nullable().optional(),
+  baseInstructions: z.string().nullable().optional(),
+  developerInstructions: z.string().nullable().optional(),
+});
+export type ThreadSettings = z.infer<typeof ThreadSettings>;
+
+/** What never changes about a thread: the first record of its file. */
+export const ThreadIdentity = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  createdAtMs: z.number().int(),
+  forkedFromId: z.string().nullable().optional(),
+  source: SessionSource,
+  threadSource: z.string().nullable().optional(),
+  cliVersion: z.string(),
+  originator: z.string().nullable().optional(),
+});
+export type ThreadIdentity = z.infer<typeof ThreadIdentity>;
+
+/** One line of a thread file. `at` is Unix ms. */
+export const ThreadRecord = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("thread"), at: z.number(), identity: ThreadIdentity, settings: ThreadSettings }),
+  z.object({ type: z.literal("settings"), at: z.number(), settings: ThreadSettings.partial() }),
+  z.object({ type: z.literal("name"), at: z.number(), name: z.string().nullable() }),
+  z.object({ type: z.literal("gitInfo"), at: z.number(), gitInfo: GitInfo.nullable() }),
+  z.object({ type: z.literal("turnStarted"), at: z.number(), turnId: z.string() }),
+  z.object({ type: z.literal("item"), at: z.number(), turnId: z.string(), item: ThreadItem }),
+  z.object({
+    type: z.literal("turnCompleted"),
+    at: z.number(),
+    turnId: z.string(),
+    status: TurnStatus,
+    error: TurnError.nullable().optional(),
+  }),
+]);
+export type ThreadRecord = z.infer<typeof ThreadRecord>;

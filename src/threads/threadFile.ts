@@ -1,0 +1,87 @@
+import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
+import type { Logger } from "../runtime/logger.js";
+import { ThreadRecord } from "./records.js";
+
+/** What a thread file holds, and where its intact part ends. */
+export interface ThreadFileContents {
+  readonly records: ThreadRecord[];
+  /** Byte length of the intact prefix; less than the file size when the last line is torn. */
+  readonly intactBytes: number;
+  readonly torn: boolean;
+}
+
+/**
+ * Reads a thread file. A torn last line (a crash in the middle of a write) is dropped with a
+ * warning; everything before it is recovered. A bad line in the middle is skipped, also with a warning.
+ */
+export async function readThreadFile(path: string, logger: Logger): Promise<ThreadFileContents> {
+  const bytes = await readFile(path);
+  const records: ThreadRecord[] = [];
+  let start = 0;
+  let intactBytes = 0;
+  let torn = false;
+  while (start < bytes.length) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const record = parseRecord(bytes.subarray(start, end).toString("utf8"));
+    if (newline === -1) {
+      if (record) {
+        records.push(record);
+        intactBytes = bytes.length;
+      } else {
+        torn = true;
+        logger.warn({ path, bytes: bytes.length - start }, "thread file ends in a torn line; recovered the records before it");
+      }
+      break;
+    }
+    if (record) records.push(record);
+    else if (end > start) logger.warn({ path, offset: start }, "skipped an unreadable line in a thread file");
+    start = newline + 1;
+    intactBytes = start;
+  }
+  return { records, intactBytes, torn };
+}
+
+function parseRecord(line: string): ThreadRecord | undefined {
+  if (line.trim().length === 0) return undefined;
+  try {
+    const parsed = ThreadRecord.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Appends records to a thread file, one JSON line each, in call order. Each record reaches the OS
+ * when appended (a killed process loses nothing written); `durable` records are also fsynced.
+ */
+export class ThreadFileWriter {
+  private tail: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly handle: FileHandle) {}
+
+  /** Opens for appending; `intactBytes` cuts off a torn last line first so appends stay parseable. */
+  static async open(path: string, intactBytes?: number): Promise<ThreadFileWriter> {
+    if (intactBytes !== undefined) await truncate(path, intactBytes);
+    return new ThreadFileWriter(await open(path, "a"));
+  }
+
+  /** Appends one record; resolves once written (and fsynced when `durable`). */
+  append(record: ThreadRecord, durable: boolean): Promise<void> {
+    const line = JSON.stringify(record) + "\n";
+    const write = this.tail.then(async () => {
+      await this.handle.appendFile(line, "utf8");
+      if (durable) await this.handle.sync();
+    });
+    this.tail = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Waits for pending appends, fsyncs and closes. */
+  async close(): Promise<void> {
+    await this.tail;
+    await this.handle.sync().catch(() => undefined);
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,104 @@
+import type { ThreadItem } from "../protocol/items.js";
+import type { GitInfo } from "../protocol/thread.js";
+import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
+import type { ThreadIdentity, ThreadRecord, ThreadSettings } from "./records.js";
+
+/** A turn as stored: its items in order and how it ended. Times are Unix ms. */
+export interface StoredTurn {
+  readonly id: string;
+  readonly startedAtMs: number;
+  items: ThreadItem[];
+  status: TurnStatus;
+  error?: TurnError | null;
+  completedAtMs?: number;
+}
+
+/** Everything a thread file says, folded from its records in order. */
+export class ThreadHistory {
+  settings: ThreadSettings;
+  name: string | null = null;
+  gitInfo: GitInfo | null = null;
+  preview = "";
+  updatedAtMs: number;
+  readonly turns: StoredTurn[] = [];
+
+  constructor(
+    readonly identity: ThreadIdentity,
+    settings: ThreadSettings,
+    createdAtMs: number,
+  ) {
+    this.settings = settings;
+    this.updatedAtMs = createdAtMs;
+  }
+
+  /** Folds a whole file; the first record must be the `thread` record. */
+  static fromRecords(records: readonly ThreadRecord[]): ThreadHistory {
+    const first = records[0];
+    if (first?.type !== "thread") throw new Error("a thread file must start with a thread record");
+    const history = new ThreadHistory(first.identity, first.settings, first.at);
+    for (const record of records.slice(1)) history.apply(record);
+    return history;
+  }
+
+  /** Applies one record, as it is written or read back. */
+  apply(record: ThreadRecord): void {
+    this.updatedAtMs = Math.max(this.updatedAtMs, record.at);
+    switch (record.type) {
+      case "thread":
+        break;
+      case "settings":
+        this.settings = { ...this.settings, ...record.settings };
+        break;
+      case "name":
+        this.name = record.name;
+        break;
+      case "gitInfo":
+        this.gitInfo = record.gitInfo;
+        break;
+      case "turnStarted":
+        this.turns.push({ id: record.turnId, startedAtMs: record.at, items: [], status: "inProgress" });
+        break;
+      case "item": {
+        const turn = this.turns.find((t) => t.id === record.turnId);
+        if (!turn) break;
+        const index = turn.items.findIndex((item) => item.id === record.item.id);
+        if (index === -1) turn.items.push(record.item);
+        else turn.items[index] = record.item;
+        if (!this.preview && record.item.type === "userMessage") this.preview = previewOf(record.item);
+        break;
+      }
+      case "turnCompleted": {
+        const turn = this.turns.find((t) => t.id === record.turnId);
+        if (!turn) break;
+        turn.status = record.status;
+        turn.error = record.error;
+        turn.completedAtMs = record.at;
+        break;
+      }
+    }
+  }
+
+  /** The wire view of the stored turns, each with all its items. */
+  wireTurns(): Turn[] {
+    return this.turns.map(toWireTurn);
+  }
+}
+
+/** Renders a stored turn for the wire (times in seconds, duration in ms). */
+export function toWireTurn(turn: StoredTurn): Turn {
+  return {
+    id: turn.id,
+    items: turn.items,
+    itemsView: "full",
+    status: turn.status,
+    error: turn.error ?? null,
+    startedAt: Math.floor(turn.startedAtMs / 1000),
+    completedAt: turn.completedAtMs === undefined ? null : Math.floor(turn.completedAtMs / 1000),
+    durationMs: turn.completedAtMs === undefined ? null : turn.completedAtMs - turn.startedAtMs,
+  };
+}
+
+function previewOf(item: Extract<ThreadItem, { type: "userMessage" }>): string {
+  for (const input of item.content) if (input.type === "text") return input.text;
+  return "";
+}

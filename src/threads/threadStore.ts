@@ -1,0 +1,216 @@
+import { appendFile, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { Logger } from "../runtime/logger.js";
+import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
+import { ThreadHistory } from "./threadHistory.js";
+import type { ThreadRecord } from "./records.js";
+
+/** What `thread/list` needs of a stored thread, kept in the index so listing reads no thread file. */
+export const ThreadSummary = z.object({
+  id: z.string(),
+  path: z.string(),
+  archived: z.boolean(),
+  createdAtMs: z.number(),
+  updatedAtMs: z.number(),
+  preview: z.string(),
+  name: z.string().nullable(),
+  cwd: z.string(),
+  model: z.string(),
+  modelProvider: z.string(),
+  reasoningEffort: z.string().nullable().optional(),
+  source: z.unknown(),
+  threadSource: z.string().nullable().optional(),
+  forkedFromId: z.string().nullable().optional(),
+  sessionId: z.string(),
+  cliVersion: z.string(),
+  originator: z.string().nullable().optional(),
+  gitInfo: z.unknown().nullable().optional(),
+});
+export type ThreadSummary = z.infer<typeof ThreadSummary>;
+
+const INDEX_FILE = "thread_index.jsonl";
+
+/**
+ * Thread files on disk: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` (UTC), moved to
+ * `archived_sessions/` when archived, plus an append-only index (`thread_index.jsonl`, latest line
+ * per id wins) that is rebuilt from the thread files whenever it is missing or points at a file
+ * that is gone.
+ */
+export class ThreadStore {
+  private readonly index = new Map<string, ThreadSummary>();
+  private indexTail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly home: string,
+    private readonly logger: Logger,
+  ) {}
+
+  private get sessionsDir(): string {
+    return path.join(this.home, "sessions");
+  }
+
+  private get archivedDir(): string {
+    return path.join(this.home, "archived_sessions");
+  }
+
+  private get indexPath(): string {
+    return path.join(this.home, INDEX_FILE);
+  }
+
+  /** Loads the index, rebuilding it from the thread files if it is missing or unreadable. */
+  async init(): Promise<void> {
+    let text: string | undefined;
+    try {
+      text = await readFile(this.indexPath, "utf8");
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) return this.rebuildIndex();
+    let lines = 0;
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      lines++;
+      try {
+        const entry = ThreadSummary.parse(JSON.parse(line));
+        this.index.set(entry.id, entry);
+      } catch {
+        this.logger.warn({ path: this.indexPath }, "skipped an unreadable line of the thread index");
+      }
+    }
+    // Keep the append-only index from growing without bound.
+    if (lines > 2 * this.index.size + 100) await this.rewriteIndex();
+  }
+
+  /** Every stored thread, archived or not. */
+  summaries(): IterableIterator<ThreadSummary> {
+    return this.index.values();
+  }
+
+  /** The stored summary of one thread, if any. */
+  summary(id: string): ThreadSummary | undefined {
+    return this.index.get(id);
+  }
+
+  /** Creates the file of a new thread with its first record; returns its path and writer. */
+  async create(record: Extract<ThreadRecord, { type: "thread" }>): Promise<{ path: string; writer: ThreadFileWriter }> {
+    const date = new Date(record.at);
+    const iso = date.toISOString();
+    const dir = path.join(this.sessionsDir, iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10));
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `rollout-${iso.slice(0, 19).replace(/:/g, "-")}-${record.identity.id}.jsonl`);
+    await writeFile(file, JSON.stringify(record) + "\n", { flag: "wx" });
+    return { path: file, writer: await ThreadFileWriter.open(file) };
+  }
+
+  /** Reads a stored thread; undefined when no file has that id. */
+  async read(id: string): Promise<{ history: ThreadHistory; summary: ThreadSummary; intactBytes: number } | undefined> {
+    let summary = this.index.get(id);
+    if (!summary) return undefined;
+    let contents;
+    try {
+      contents = await readThreadFile(summary.path, this.logger);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      this.logger.warn({ id, path: summary.path }, "thread file moved or gone; rebuilding the thread index");
+      await this.rebuildIndex();
+      summary = this.index.get(id);
+      if (!summary) return undefined;
+      contents = await readThreadFile(summary.path, this.logger);
+    }
+    return { history: ThreadHistory.fromRecords(contents.records), summary, intactBytes: contents.intactBytes };
+  }
+
+  /** Records the current state of a thread in the index. */
+  remember(history: ThreadHistory, filePath: string, archived: boolean): Promise<void> {
+    const summary = summarize(history, filePath, archived);
+    this.index.set(summary.id, summary);
+    const line = JSON.stringify(summary) + "\n";
+    const write = this.indexTail.then(() => appendFile(this.indexPath, line));
+    this.indexTail = write.catch((error: unknown) => this.logger.error({ err: error }, "could not update the thread index"));
+    return this.indexTail;
+  }
+
+  /** Moves a thread file between `sessions/` and `archived_sessions/`; returns the new path. */
+  async move(summary: ThreadSummary, archived: boolean): Promise<string> {
+    const name = path.basename(summary.path);
+    let target: string;
+    if (archived) {
+      target = path.join(this.archivedDir, name);
+    } else {
+      const iso = new Date(summary.createdAtMs).toISOString();
+      target = path.join(this.sessionsDir, iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10), name);
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(summary.path, target);
+    return target;
+  }
+
+  /** Waits for index writes in flight. */
+  flush(): Promise<void> {
+    return this.indexTail;
+  }
+
+  private async rebuildIndex(): Promise<void> {
+    this.index.clear();
+    for (const [dir, archived] of [
+      [this.sessionsDir, false],
+      [this.archivedDir, true],
+    ] as const) {
+      for (const file of await listThreadFiles(dir)) {
+        try {
+          const { records } = await readThreadFile(file, this.logger);
+          const summary = summarize(ThreadHistory.fromRecords(records), file, archived);
+          this.index.set(summary.id, summary);
+        } catch (error) {
+          this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file while indexing");
+        }
+      }
+    }
+    await this.rewriteIndex();
+  }
+
+  private async rewriteIndex(): Promise<void> {
+    await mkdir(this.home, { recursive: true });
+    const text = [...this.index.values()].map((entry) => JSON.stringify(entry) + "\n").join("");
+    const temp = `${this.indexPath}.tmp-${process.pid}`;
+    await writeFile(temp, text);
+    await rename(temp, this.indexPath);
+  }
+}
+
+function summarize(history: ThreadHistory, filePath: string, archived: boolean): ThreadSummary {
+  const { identity, settings } = history;
+  return {
+    id: identity.id,
+    path: filePath,
+    archived,
+    createdAtMs: identity.createdAtMs,
+    updatedAtMs: history.updatedAtMs,
+    preview: history.preview,
+    name: history.name,
+    cwd: settings.cwd,
+    model: settings.model,
+    modelProvider: settings.modelProvider,
+    reasoningEffort: settings.reasoningEffort ?? null,
+    source: identity.source,
+    threadSource: identity.threadSource ?? null,
+    forkedFromId: identity.forkedFromId ?? null,
+    sessionId: identity.sessionId,
+    cliVersion: identity.cliVersion,
+    originator: identity.originator ?? null,
+    gitInfo: history.gitInfo,
+  };
+}
+
+async function listThreadFiles(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl"))
+    .map((entry) => path.join(entry.parentPath ?? (entry as { path: string }).path, entry.name));
+}
