@@ -31,6 +31,7 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
     maxLineBytes: options.maxLineBytes,
     includeJsonrpc: options.includeJsonrpc,
   });
+  await server.init();
   const connection = server.connect(process.stdin, process.stdout);
   options.logger.info({ home, pid: process.pid }, "serving on stdio");
 

@@ -65,6 +65,7 @@ export const Config = z.looseObject({
   mcp_servers: z.record(z.string(), McpServerConfig).optional(),
   developer_instructions: z.string().optional(),
   instructions: z.string().optional(),
+  thread_unload_delay_secs: z.number().nonnegative().optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
 });
 export type Config = z.infer<typeof Config>;

@@ -7,6 +7,25 @@ import {
 } from "./approvals.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
 import {
+  EmptyResponse,
+  ThreadForkParams,
+  ThreadIdParams,
+  ThreadListParams,
+  ThreadListResponse,
+  ThreadLoadedListParams,
+  ThreadLoadedListResponse,
+  ThreadMetadataUpdateParams,
+  ThreadReadParams,
+  ThreadResponse,
+  ThreadResumeParams,
+  ThreadSessionResponse,
+  ThreadSetNameParams,
+  ThreadStartParams,
+  ThreadTurnsListParams,
+  ThreadTurnsListResponse,
+  ThreadUnsubscribeResponse,
+} from "./threadMethods.js";
+import {
   ConfigWarningNotification,
   ErrorNotification,
   ItemCompletedNotification,
@@ -51,6 +70,18 @@ function notification<P extends z.ZodType>(typeName: string, params: P): Notific
 /** Client → server requests this server implements. */
 export const clientRequests = {
   initialize: request("Initialize", InitializeParams, InitializeResponse),
+  "thread/start": request("ThreadStart", ThreadStartParams, ThreadSessionResponse),
+  "thread/resume": request("ThreadResume", ThreadResumeParams, ThreadSessionResponse),
+  "thread/fork": request("ThreadFork", ThreadForkParams, ThreadSessionResponse),
+  "thread/list": request("ThreadList", ThreadListParams, ThreadListResponse),
+  "thread/read": request("ThreadRead", ThreadReadParams, ThreadResponse),
+  "thread/turns/list": request("ThreadTurnsList", ThreadTurnsListParams, ThreadTurnsListResponse),
+  "thread/archive": request("ThreadArchive", ThreadIdParams, EmptyResponse),
+  "thread/unarchive": request("ThreadUnarchive", ThreadIdParams, ThreadResponse),
+  "thread/name/set": request("ThreadSetName", ThreadSetNameParams, EmptyResponse),
+  "thread/metadata/update": request("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
+  "thread/loaded/list": request("ThreadLoadedList", ThreadLoadedListParams, ThreadLoadedListResponse),
+  "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */

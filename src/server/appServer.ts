@@ -9,6 +9,11 @@ import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { initializeHandler } from "./handlers/initialize.js";
 import { RequestScheduler } from "./requestScheduler.js";
+import { threadHandlers } from "./handlers/threads.js";
+import { createNotification } from "./notifications.js";
+import { uuidV7Source, type IdSource } from "../runtime/ids.js";
+import { ThreadManager } from "../threads/threadManager.js";
+import { ThreadStore } from "../threads/threadStore.js";
 import { ServerRequestBroker } from "./serverRequests.js";
 
 /** How to build an {@link AppServer}. */
@@ -20,6 +25,9 @@ export interface AppServerOptions {
   readonly configWarnings?: readonly ConfigWarningNotification[];
   readonly logger: Logger;
   readonly clock?: Clock;
+  readonly ids?: IdSource;
+  /** Directory that relative thread `cwd`s resolve against (default: the process cwd). */
+  readonly cwd?: string;
   /** Longest accepted input line in bytes (default 64 MiB). */
   readonly maxLineBytes?: number;
   /** Requests admitted at once before -32001 (default 128). */
@@ -34,14 +42,35 @@ export class AppServer implements ConnectionHost {
   readonly clock: Clock;
   readonly serverRequests = new ServerRequestBroker();
   readonly dispatcher: Dispatcher;
+  readonly threads: ThreadManager<ClientConnection>;
+  private readonly store: ThreadStore;
   private readonly connections = new Set<ClientConnection>();
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: AppServerOptions) {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
+    this.store = new ThreadStore(options.home, this.logger);
+    this.threads = new ThreadManager<ClientConnection>({
+      store: this.store,
+      config: options.config,
+      clock: this.clock,
+      ids: options.ids ?? uuidV7Source(this.clock),
+      logger: this.logger,
+      serverCwd: options.cwd ?? process.cwd(),
+      unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
+      emit: (recipients, method, params) => {
+        const notification = createNotification(this.clock, method, params);
+        for (const connection of recipients) void connection.notify(notification);
+      },
+    });
     const scheduler = new RequestScheduler(options.maxPendingRequests);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
+  }
+
+  /** Loads stored state (the thread index); call once before connecting clients. */
+  async init(): Promise<void> {
+    await this.store.init();
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
@@ -50,6 +79,7 @@ export class AppServer implements ConnectionHost {
     const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.options.includeJsonrpc });
     const connection = new ClientConnection(this, reader, writer);
     this.connections.add(connection);
+    connection.onInputClosed(() => this.threads.dropSubscriber(connection));
     connection.listen();
     return connection;
   }
@@ -63,6 +93,7 @@ export class AppServer implements ConnectionHost {
       const connections = [...this.connections];
       for (const connection of connections) connection.stopReading();
       await Promise.all(connections.map((connection) => connection.idle()));
+      await this.threads.shutdown();
       await Promise.all(connections.map((connection) => connection.close()));
       this.connections.clear();
     })();
@@ -76,6 +107,7 @@ export class AppServer implements ConnectionHost {
         clock: this.clock,
         configWarnings: this.options.configWarnings ?? [],
       }),
+      ...threadHandlers(this.threads),
     };
   }
 }

@@ -123,7 +123,10 @@ export class ThreadStore {
 
   /** Records the current state of a thread in the index. */
   remember(history: ThreadHistory, filePath: string, archived: boolean): Promise<void> {
-    const summary = summarize(history, filePath, archived);
+    return this.record(summarize(history, filePath, archived));
+  }
+
+  private record(summary: ThreadSummary): Promise<void> {
     this.index.set(summary.id, summary);
     const line = JSON.stringify(summary) + "\n";
     const write = this.indexTail.then(() => appendFile(this.indexPath, line));
@@ -131,8 +134,8 @@ export class ThreadStore {
     return this.indexTail;
   }
 
-  /** Moves a thread file between `sessions/` and `archived_sessions/`; returns the new path. */
-  async move(summary: ThreadSummary, archived: boolean): Promise<string> {
+  /** Moves a thread file between `sessions/` and `archived_sessions/`; returns the updated summary. */
+  async move(summary: ThreadSummary, archived: boolean): Promise<ThreadSummary> {
     const name = path.basename(summary.path);
     let target: string;
     if (archived) {
@@ -143,7 +146,9 @@ export class ThreadStore {
     }
     await mkdir(path.dirname(target), { recursive: true });
     await rename(summary.path, target);
-    return target;
+    const moved = { ...summary, path: target, archived };
+    await this.record(moved);
+    return moved;
   }
 
   /** Waits for index writes in flight. */

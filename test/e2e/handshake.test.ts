@@ -19,7 +19,7 @@ describe("initialize", () => {
     expect(early.error).toEqual({ code: -32600, message: "Not initialized" });
     await server.initialize();
     const later = await server.request("thread/start", {});
-    expect(later.error.code).toBe(-32601);
+    expect(later.result.thread.status).toEqual({ type: "idle" });
   });
 
   it("refuses a second initialize and keeps serving", async () => {

@@ -36,7 +36,7 @@ describe("lifecycle", () => {
     server.sendRaw("garbage\n");
     await server.request("nope", {});
     await server.initialize();
-    await server.request("thread/start", {});
+    await server.request("fs/readFile", { path: "/etc/hostname" });
     server.send({ id: 5, result: {} });
     const exit = await server.closeStdin();
     expect(exit.code).toBe(0);

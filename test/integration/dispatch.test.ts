@@ -16,7 +16,7 @@ function gate(): { promise: Promise<void>; open: () => void } {
 const describeServer = { userAgent: "ua", codexHome: "/h", platformFamily: "unix", platformOs: "linux" };
 
 /** An initialize handler that marks the connection and runs `body` for every call. */
-function handlers(body: (params: any) => Promise<void> | void = () => undefined): HandlerTable {
+function handlers(body: (params: any) => Promise<void> | void = () => undefined): Partial<HandlerTable> {
   return {
     initialize: async (params, { connection }) => {
       if (!connection.client) {

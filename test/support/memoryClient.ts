@@ -27,11 +27,11 @@ export class MemoryClient {
   private waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
   private buffer = "";
 
-  constructor(handlers: HandlerTable, options: { maxPending?: number; host?: Partial<ConnectionHost> } = {}) {
+  constructor(handlers: Partial<HandlerTable>, options: { maxPending?: number; host?: Partial<ConnectionHost> } = {}) {
     const logger = options.host?.logger ?? memoryLogger().logger;
     const host: ConnectionHost = {
       logger,
-      dispatcher: new Dispatcher(handlers, new RequestScheduler(options.maxPending), logger),
+      dispatcher: new Dispatcher(handlers as HandlerTable, new RequestScheduler(options.maxPending), logger),
       serverRequests: options.host?.serverRequests ?? new ServerRequestBroker(),
     };
     this.connection = new ClientConnection(host, new NewlineMessageReader(this.input), new NewlineMessageWriter(this.output));

@@ -1,0 +1,33 @@
+import type { ThreadManager } from "../../threads/threadManager.js";
+import type { ClientConnection } from "../connection.js";
+import type { HandlerTable, RequestContext } from "../dispatcher.js";
+
+type ThreadHandlers = Omit<HandlerTable, "initialize">;
+
+/** Runs the notifications an outcome owes after its response has been written. */
+function respond<R>(context: RequestContext, outcome: { result: R; after?: () => void }): R {
+  if (outcome.after) context.afterResponse(outcome.after);
+  return outcome.result;
+}
+
+/** The `thread/*` methods, each a thin call into the ThreadManager. */
+export function threadHandlers(threads: ThreadManager<ClientConnection>): ThreadHandlers {
+  return {
+    "thread/start": async (params, context) => respond(context, await threads.start(params, context.connection)),
+    "thread/resume": async (params, context) => respond(context, await threads.resume(params, context.connection)),
+    "thread/fork": async (params, context) => respond(context, await threads.fork(params, context.connection)),
+    "thread/list": (params) => threads.list(params),
+    "thread/read": async (params) => ({ thread: await threads.read(params.threadId, params.includeTurns ?? false) }),
+    "thread/turns/list": (params) => threads.turns(params),
+    "thread/archive": async (params, context) => respond(context, await threads.archive(params.threadId, context.connection)),
+    "thread/unarchive": async (params, context) =>
+      respond(context, await threads.unarchive(params.threadId, context.connection)),
+    "thread/name/set": async (params, context) =>
+      respond(context, await threads.setName(params.threadId, params.name, context.connection)),
+    "thread/metadata/update": async (params) => ({
+      thread: await threads.updateMetadata(params.threadId, params.gitInfo ?? null),
+    }),
+    "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
+    "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
+  };
+}
