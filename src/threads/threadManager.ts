@@ -194,12 +194,9 @@ export class ThreadManager<S extends object> {
   async archive(threadId: string, requester: S): Promise<Outcome<Record<string, never>>> {
     const summary = this.options.store.summary(threadId);
     if (!summary || summary.archived) throw noRolloutFound(threadId);
-    const told = new Set<S>([requester]);
     const thread = this.loaded.get(threadId);
-    if (thread) {
-      for (const s of [...thread.subscribers, ...thread.former]) told.add(s);
-      await this.unload(threadId, thread, false);
-    }
+    const told = thread ? new Set(thread.subscribers) : new Set([requester]);
+    if (thread) await this.unload(threadId, thread, false);
     await this.options.store.move(summary, true);
     return { result: {}, after: () => this.options.emit(told, "thread/archived", { threadId }) };
   }
@@ -214,14 +211,13 @@ export class ThreadManager<S extends object> {
 
   /** `thread/name/set`: names a loaded or stored thread. */
   async setName(threadId: string, name: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    const told = await this.appendTo(threadId, { type: "name", at: this.options.clock.nowMs(), name });
-    told.add(requester);
+    const told = await this.appendTo(threadId, { type: "name", at: this.options.clock.nowMs(), name }, requester);
     return { result: {}, after: () => this.options.emit(told, "thread/name/updated", { threadId, threadName: name }) };
   }
 
   /** `thread/metadata/update`: records git details of a loaded or stored thread. */
   async updateMetadata(threadId: string, gitInfo: GitInfo | null): Promise<Thread> {
-    await this.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo });
+    await this.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
     return this.read(threadId, false);
   }
 
@@ -296,8 +292,11 @@ export class ThreadManager<S extends object> {
     await this.write(thread, { type: "settings", at: clock.nowMs(), settings }, true);
   }
 
-  /** Appends a record to a loaded thread (and its file), or to a stored thread's file. Returns who to tell. */
-  private async appendTo(threadId: string, record: ThreadRecord): Promise<Set<S>> {
+  /**
+   * Appends a record to a loaded thread (and its file), or to a stored thread's file. Returns who
+   * to tell: the subscribers of a loaded thread; the requester for a thread nobody has loaded.
+   */
+  private async appendTo(threadId: string, record: ThreadRecord, requester: S | undefined): Promise<Set<S>> {
     const thread = this.loaded.get(threadId);
     if (thread) {
       await this.write(thread, record, true);
@@ -313,7 +312,7 @@ export class ThreadManager<S extends object> {
     }
     stored.history.apply(record);
     await this.options.store.remember(stored.history, stored.summary.path, stored.summary.archived);
-    return new Set();
+    return new Set(requester ? [requester] : []);
   }
 
   private async write(thread: LoadedThread<S>, record: ThreadRecord, durable: boolean): Promise<void> {
