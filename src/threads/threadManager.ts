@@ -20,7 +20,7 @@ import { decodeOffsetCursor, encodeOffsetCursor } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
 import { overrideSettings, resolveSettings } from "./settings.js";
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
-import type { ThreadStore, ThreadSummary } from "./threadStore.js";
+import { summarize, type ThreadStore, type ThreadSummary } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
 
 /** Sends a notification to some subscribers; the server layer builds and writes it. */
@@ -371,28 +371,8 @@ export class ThreadManager<S extends object> {
   }
 
   private toThread(thread: LoadedThread<S>, includeTurns: boolean): Thread {
-    const { history } = thread;
-    const summary: ThreadSummary = {
-      id: history.identity.id,
-      path: thread.path ?? "",
-      archived: false,
-      createdAtMs: history.identity.createdAtMs,
-      updatedAtMs: history.updatedAtMs,
-      preview: history.preview,
-      name: history.name,
-      cwd: history.settings.cwd,
-      model: history.settings.model,
-      modelProvider: history.settings.modelProvider,
-      reasoningEffort: history.settings.reasoningEffort ?? null,
-      source: history.identity.source,
-      threadSource: history.identity.threadSource ?? null,
-      forkedFromId: history.identity.forkedFromId ?? null,
-      sessionId: history.identity.sessionId,
-      cliVersion: history.identity.cliVersion,
-      originator: history.identity.originator ?? null,
-      gitInfo: history.gitInfo,
-    };
-    const wire = storedThread(summary, includeTurns ? history.wireTurns() : [], thread.status);
+    const summary = summarize(thread.history, thread.path ?? "", false);
+    const wire = storedThread(summary, includeTurns ? thread.history.wireTurns() : [], thread.status);
     return { ...wire, ephemeral: thread.ephemeral, path: thread.path };
   }
 }

@@ -58,6 +58,12 @@ export class ThreadStore {
     return path.join(this.home, INDEX_FILE);
   }
 
+  /** `sessions/YYYY/MM/DD` (UTC) of a thread created at `ms`. */
+  private dayDir(ms: number): string {
+    const iso = new Date(ms).toISOString();
+    return path.join(this.sessionsDir, iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10));
+  }
+
   /** Loads the index, rebuilding it from the thread files if it is missing or unreadable. */
   async init(): Promise<void> {
     let text: string | undefined;
@@ -94,11 +100,10 @@ export class ThreadStore {
 
   /** Creates the file of a new thread with its first record; returns its path and writer. */
   async create(record: Extract<ThreadRecord, { type: "thread" }>): Promise<{ path: string; writer: ThreadFileWriter }> {
-    const date = new Date(record.at);
-    const iso = date.toISOString();
-    const dir = path.join(this.sessionsDir, iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10));
+    const dir = this.dayDir(record.at);
     await mkdir(dir, { recursive: true });
-    const file = path.join(dir, `rollout-${iso.slice(0, 19).replace(/:/g, "-")}-${record.identity.id}.jsonl`);
+    const stamp = new Date(record.at).toISOString().slice(0, 19).replace(/:/g, "-");
+    const file = path.join(dir, `rollout-${stamp}-${record.identity.id}.jsonl`);
     await writeFile(file, JSON.stringify(record) + "\n", { flag: "wx" });
     return { path: file, writer: await ThreadFileWriter.open(file) };
   }
@@ -137,13 +142,7 @@ export class ThreadStore {
   /** Moves a thread file between `sessions/` and `archived_sessions/`; returns the updated summary. */
   async move(summary: ThreadSummary, archived: boolean): Promise<ThreadSummary> {
     const name = path.basename(summary.path);
-    let target: string;
-    if (archived) {
-      target = path.join(this.archivedDir, name);
-    } else {
-      const iso = new Date(summary.createdAtMs).toISOString();
-      target = path.join(this.sessionsDir, iso.slice(0, 4), iso.slice(5, 7), iso.slice(8, 10), name);
-    }
+    const target = path.join(archived ? this.archivedDir : this.dayDir(summary.createdAtMs), name);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(summary.path, target);
     const moved = { ...summary, path: target, archived };
@@ -184,7 +183,8 @@ export class ThreadStore {
   }
 }
 
-function summarize(history: ThreadHistory, filePath: string, archived: boolean): ThreadSummary {
+/** The index entry of a thread as its history stands now. */
+export function summarize(history: ThreadHistory, filePath: string, archived: boolean): ThreadSummary {
   const { identity, settings } = history;
   return {
     id: identity.id,
