@@ -70,6 +70,10 @@ export const AgentMessageItem = z.object({
   id: z.string(),
   text: z.string(),
   phase: z.enum(["commentary", "partial_answer", "final_answer"]).nullable().optional(),
+  memoryCitation: z.unknown().optional(),
+  delivery: z.enum(["async"]).nullable().optional(),
+  questions: z.array(z.object({ title: z.string(), options: z.array(z.string()).nullable().optional() })).nullable().optional(),
+  moderation: z.unknown().optional(),
 });
 
 export const PlanItem = z.object({ type: z.literal("plan"), id: z.string(), text: z.string() });
@@ -156,20 +160,26 @@ export const ExitedReviewModeItem = z.object({
 
 export const ContextCompactionItem = z.object({ type: z.literal("contextCompaction"), id: z.string() });
 
+/** When an item started and completed (Unix ms); Codex sends them on every item. */
+const ItemTimes = {
+  startedAtMs: z.number().int().nullable().optional(),
+  completedAtMs: z.number().int().nullable().optional(),
+};
+
 /** One entry of a turn: what the user said, what the agent said or did. */
 export const ThreadItem = z.discriminatedUnion("type", [
-  UserMessageItem,
-  AgentMessageItem,
-  PlanItem,
-  ReasoningItem,
-  CommandExecutionItem,
-  FileChangeItem,
-  McpToolCallItem,
-  DynamicToolCallItem,
-  WebSearchItem,
-  ImageViewItem,
-  EnteredReviewModeItem,
-  ExitedReviewModeItem,
-  ContextCompactionItem,
+  UserMessageItem.extend(ItemTimes),
+  AgentMessageItem.extend(ItemTimes),
+  PlanItem.extend(ItemTimes),
+  ReasoningItem.extend(ItemTimes),
+  CommandExecutionItem.extend(ItemTimes),
+  FileChangeItem.extend(ItemTimes),
+  McpToolCallItem.extend(ItemTimes),
+  DynamicToolCallItem.extend(ItemTimes),
+  WebSearchItem.extend(ItemTimes),
+  ImageViewItem.extend(ItemTimes),
+  EnteredReviewModeItem.extend(ItemTimes),
+  ExitedReviewModeItem.extend(ItemTimes),
+  ContextCompactionItem.extend(ItemTimes),
 ]);
 export type ThreadItem = z.infer<typeof ThreadItem>;

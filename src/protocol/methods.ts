@@ -25,6 +25,7 @@ import {
   ThreadTurnsListResponse,
   ThreadUnsubscribeResponse,
 } from "./threadMethods.js";
+import { TurnInterruptParams, TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse } from "./turnMethods.js";
 import {
   ConfigWarningNotification,
   ErrorNotification,
@@ -82,6 +83,9 @@ export const clientRequests = {
   "thread/metadata/update": request("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
   "thread/loaded/list": request("ThreadLoadedList", ThreadLoadedListParams, ThreadLoadedListResponse),
   "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
+  "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
+  "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
+  "turn/interrupt": request("TurnInterrupt", TurnInterruptParams, EmptyResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */

@@ -43,6 +43,7 @@ export const ItemCompletedNotification = z.object({
   turnId: z.string(),
   item: ThreadItem,
   completedAtMs: z.number().int(),
+  contentTokenCount: z.number().int().nullable().optional(),
 });
 
 /** Text deltas keyed by item: agent message, plan, command output. */

@@ -49,6 +49,8 @@ export const Thread = z.object({
   originator: z.string().nullable().optional(),
   source: SessionSource,
   threadSource: z.string().nullable().optional(),
+  agentNickname: z.string().nullable().optional(),
+  agentRole: z.string().nullable().optional(),
   gitInfo: GitInfo.nullable().optional(),
   name: z.string().nullable().optional(),
   turns: z.array(Turn),

@@ -15,6 +15,9 @@ import { uuidV7Source, type IdSource } from "../runtime/ids.js";
 import { ThreadManager } from "../threads/threadManager.js";
 import { ThreadStore } from "../threads/threadStore.js";
 import { ServerRequestBroker } from "./serverRequests.js";
+import { turnHandlers } from "./handlers/turns.js";
+import { ToolRegistry, type Tool } from "../agent/tools/tool.js";
+import { builtInTools } from "../agent/tools/builtInTools.js";
 
 /** How to build an {@link AppServer}. */
 export interface AppServerOptions {
@@ -34,6 +37,10 @@ export interface AppServerOptions {
   readonly maxPendingRequests?: number;
   /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
   readonly includeJsonrpc?: boolean;
+  /** Environment turns read API keys and provider URLs from (default: the process environment). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Tools offered to the model (default: the built-in tools). */
+  readonly tools?: readonly Tool[];
 }
 
 /** The server: shared services plus any number of client connections over byte streams. */
@@ -59,6 +66,7 @@ export class AppServer implements ConnectionHost {
       logger: this.logger,
       serverCwd: options.cwd ?? process.cwd(),
       unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
+      agent: { env: options.env ?? process.env, tools: new ToolRegistry(options.tools ?? builtInTools()) },
       emit: (recipients, method, params) => {
         const notification = createNotification(this.clock, method, params);
         for (const connection of recipients) void connection.notify(notification);
@@ -108,6 +116,7 @@ export class AppServer implements ConnectionHost {
         configWarnings: this.options.configWarnings ?? [],
       }),
       ...threadHandlers(this.threads),
+      ...turnHandlers(this.threads),
     };
   }
 }

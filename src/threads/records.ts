@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ThreadItem } from "../protocol/items.js";
 import { ApprovalsReviewer, AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import { GitInfo, SessionSource } from "../protocol/thread.js";
-import { TurnError, TurnStatus } from "../protocol/turn.js";
+import { TokenUsageBreakdown, TurnError, TurnStatus } from "../protocol/turn.js";
+import { ConversationItem } from "../agent/conversation.js";
 
 /** The settings a thread's turns run with; later `settings` records override them. */
 export const ThreadSettings = z.object({
@@ -13,6 +14,7 @@ export const ThreadSettings = z.object({
   approvalsReviewer: ApprovalsReviewer,
   sandbox: SandboxPolicy,
   reasoningEffort: z.string().nullable().optional(),
+  reasoningSummary: z.string().nullable().optional(),
   serviceTier: z.string().nullable().optional(),
   baseInstructions: z.string().nullable().optional(),
   developerInstructions: z.string().nullable().optional(),
@@ -40,6 +42,10 @@ export const ThreadRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("gitInfo"), at: z.number(), gitInfo: GitInfo.nullable() }),
   z.object({ type: z.literal("turnStarted"), at: z.number(), turnId: z.string() }),
   z.object({ type: z.literal("item"), at: z.number(), turnId: z.string(), item: ThreadItem }),
+  /** Entries appended to the model-visible history. */
+  z.object({ type: z.literal("model"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
+  /** Token usage of one model response. */
+  z.object({ type: z.literal("usage"), at: z.number(), turnId: z.string(), usage: TokenUsageBreakdown }),
   z.object({
     type: z.literal("turnCompleted"),
     at: z.number(),

@@ -4,6 +4,7 @@ import { Config } from "../config/schema.js";
 import { invalidRequest } from "../protocol/errors.js";
 import type { SandboxMode, SandboxPolicy } from "../protocol/policy.js";
 import type { ThreadStartParams } from "../protocol/threadMethods.js";
+import type { TurnStartParams } from "../protocol/turnMethods.js";
 import type { ThreadSettings } from "./records.js";
 
 /** Model used when neither the client nor the config names one. */
@@ -37,6 +38,7 @@ export function resolveSettings(config: Config, params: SettingsOverrides, serve
     approvalsReviewer: params.approvalsReviewer ?? "user",
     sandbox: sandboxPolicy(params.sandbox ?? effective.sandbox_mode ?? "read-only", effective),
     reasoningEffort: effective.model_reasoning_effort ?? null,
+    reasoningSummary: effective.model_reasoning_summary ?? null,
     serviceTier: params.serviceTier ?? null,
     baseInstructions: params.baseInstructions ?? effective.instructions ?? null,
     developerInstructions: params.developerInstructions ?? effective.developer_instructions ?? null,
@@ -61,6 +63,20 @@ export function overrideSettings(
   if (params.serviceTier) next.serviceTier = params.serviceTier;
   if (params.baseInstructions) next.baseInstructions = params.baseInstructions;
   if (params.developerInstructions) next.developerInstructions = params.developerInstructions;
+  return next;
+}
+
+/** The settings after `turn/start`'s overrides, which persist for later turns. */
+export function turnOverrides(current: ThreadSettings, params: TurnStartParams, serverCwd: string): ThreadSettings {
+  const next: ThreadSettings = { ...current };
+  if (params.cwd) next.cwd = path.resolve(serverCwd, params.cwd);
+  if (params.approvalPolicy) next.approvalPolicy = params.approvalPolicy;
+  if (params.approvalsReviewer) next.approvalsReviewer = params.approvalsReviewer;
+  if (params.sandboxPolicy) next.sandbox = params.sandboxPolicy;
+  if (params.model) next.model = params.model;
+  if (params.effort) next.reasoningEffort = params.effort;
+  if (params.summary) next.reasoningSummary = params.summary;
+  if (params.serviceTier) next.serviceTier = params.serviceTier;
   return next;
 }
 

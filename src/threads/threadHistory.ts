@@ -1,6 +1,7 @@
 import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
+import type { ConversationItem } from "../agent/conversation.js";
 import type { ThreadIdentity, ThreadRecord, ThreadSettings } from "./records.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
@@ -21,6 +22,10 @@ export class ThreadHistory {
   preview = "";
   updatedAtMs: number;
   readonly turns: StoredTurn[] = [];
+  /** What the model has seen and said, replayed in full on every request. */
+  readonly modelItems: ConversationItem[] = [];
+  /** Token usage: the last model response and the running total over the thread. */
+  tokenUsage: { last: TokenUsage; total: TokenUsage; turnId: string } | null = null;
 
   constructor(
     readonly identity: ThreadIdentity,
@@ -37,6 +42,8 @@ export class ThreadHistory {
     if (first?.type !== "thread") throw new Error("a thread file must start with a thread record");
     const history = new ThreadHistory(first.identity, first.settings, first.at);
     for (const record of records.slice(1)) history.apply(record);
+    // A turn still in progress in a file was cut short by a crash or kill: it ended there.
+    for (const turn of history.turns) if (turn.status === "inProgress") turn.status = "interrupted";
     return history;
   }
 
@@ -67,6 +74,14 @@ export class ThreadHistory {
         if (!this.preview && record.item.type === "userMessage") this.preview = previewOf(record.item);
         break;
       }
+      case "model":
+        this.modelItems.push(...record.items);
+        break;
+      case "usage": {
+        const total = this.tokenUsage ? addUsage(this.tokenUsage.total, record.usage) : record.usage;
+        this.tokenUsage = { last: record.usage, total, turnId: record.turnId };
+        break;
+      }
       case "turnCompleted": {
         const turn = this.turns.find((t) => t.id === record.turnId);
         if (!turn) break;
@@ -88,6 +103,7 @@ export class ThreadHistory {
 export function toWireTurn(turn: StoredTurn): Turn {
   return {
     id: turn.id,
+    rootTurnId: turn.id,
     items: turn.items,
     itemsView: "full",
     status: turn.status,
@@ -95,6 +111,27 @@ export function toWireTurn(turn: StoredTurn): Turn {
     startedAt: Math.floor(turn.startedAtMs / 1000),
     completedAt: turn.completedAtMs === undefined ? null : Math.floor(turn.completedAtMs / 1000),
     durationMs: turn.completedAtMs === undefined ? null : turn.completedAtMs - turn.startedAtMs,
+  };
+}
+
+/** A token usage breakdown as stored and sent. */
+export interface TokenUsage {
+  readonly totalTokens: number;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly cacheWriteInputTokens?: number;
+  readonly outputTokens: number;
+  readonly reasoningOutputTokens: number;
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    totalTokens: a.totalTokens + b.totalTokens,
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    cacheWriteInputTokens: (a.cacheWriteInputTokens ?? 0) + (b.cacheWriteInputTokens ?? 0),
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningOutputTokens: a.reasoningOutputTokens + b.reasoningOutputTokens,
   };
 }
 

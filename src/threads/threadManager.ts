@@ -9,7 +9,13 @@ import type {
   ThreadStartParams,
   ThreadTurnsListParams,
 } from "../protocol/threadMethods.js";
-import type { Turn } from "../protocol/turn.js";
+import type { Turn, TurnError } from "../protocol/turn.js";
+import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
+import { invalidRequest } from "../protocol/errors.js";
+import { ModelError } from "../agent/model/modelError.js";
+import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
+import { checkTurnInput } from "../agent/userInputs.js";
+import { ActiveTurn } from "./activeTurn.js";
 import type { Clock } from "../runtime/clock.js";
 import type { IdSource } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
@@ -18,7 +24,7 @@ import { noRolloutFound, threadNotFound } from "./errors.js";
 import { listThreads, type ThreadPage } from "./listing.js";
 import { decodeOffsetCursor, encodeOffsetCursor } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
-import { overrideSettings, resolveSettings } from "./settings.js";
+import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js";
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
 import { summarize, type ThreadStore, type ThreadSummary } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
@@ -48,6 +54,8 @@ export interface ThreadManagerOptions<S> {
   readonly serverCwd: string;
   /** How long an idle thread nobody is subscribed to stays loaded (ms). */
   readonly unloadDelayMs: number;
+  /** What turns run with: environment (API keys), tools, model clients. */
+  readonly agent: Omit<TurnRunnerDeps, "config">;
 }
 
 interface LoadedThread<S> {
@@ -60,6 +68,22 @@ interface LoadedThread<S> {
   /** Connections that unsubscribed: told when the thread unloads, as Codex does. */
   readonly former: Set<S>;
   unloadTimer?: NodeJS.Timeout;
+  /** The running turn, until it starts ending. */
+  active?: ActiveTurn;
+  /** Settles when the last turn has fully ended (its `turn/completed` sent); the next turn waits for it. */
+  ending: Promise<void>;
+}
+
+/** Codex's context window for models it has no metadata for; 95 % of it is usable. */
+const DEFAULT_CONTEXT_WINDOW = 272_000;
+const USABLE_CONTEXT_PERCENT = 95;
+
+/** Thrown into a turn's model stream and tools when it is interrupted. */
+class TurnInterrupted extends Error {
+  constructor() {
+    super("interrupted by the client");
+    this.name = "TurnInterrupted";
+  }
 }
 
 /**
@@ -72,7 +96,7 @@ export class ThreadManager<S extends object> {
   constructor(private readonly options: ThreadManagerOptions<S>) {}
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */
-  async start(params: ThreadStartParams, subscriber: S): Promise<Outcome<ThreadSessionResponse>> {
+  async start(params: ThreadStartParams, subscriber: S, originator: string | null = null): Promise<Outcome<ThreadSessionResponse>> {
     const { clock, ids, config, serverCwd } = this.options;
     const settings = resolveSettings(config, params, serverCwd);
     const id = ids.uuid();
@@ -88,7 +112,7 @@ export class ThreadManager<S extends object> {
         source: "vscode",
         threadSource: params.threadSource ?? null,
         cliVersion: SERVER_VERSION,
-        originator: null,
+        originator,
       },
       settings,
     };
@@ -114,13 +138,18 @@ export class ThreadManager<S extends object> {
         status: { type: "idle" },
         subscribers: new Set(),
         former: new Set(),
+        ending: Promise.resolve(),
       };
       this.loaded.set(params.threadId, thread);
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     }
     await this.applyOverrides(thread, params);
     this.subscribe(thread, subscriber);
-    return { result: this.sessionResponse(thread, !params.excludeTurns) };
+    const loaded = thread;
+    return {
+      result: this.sessionResponse(thread, !params.excludeTurns),
+      after: () => this.replayTokenUsage(loaded, [subscriber]),
+    };
   }
 
   /** `thread/fork`: a new thread with a copy of the source's history (up to `lastTurnId`). */
@@ -153,6 +182,167 @@ export class ThreadManager<S extends object> {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) }),
     };
+  }
+
+  /**
+   * `turn/start`: stores the turn's start and returns it in progress; it runs once the response is
+   * out. With a turn already running, the input is steered into it and that turn is returned, as
+   * Codex does.
+   */
+  async startTurn(params: TurnStartParams): Promise<Outcome<{ turn: Turn }>> {
+    const thread = this.loaded.get(params.threadId);
+    if (!thread) throw threadNotFound(params.threadId);
+    this.checkInput(params.input);
+    const pending: PendingInput = { id: this.options.ids.uuid(), clientId: params.clientUserMessageId ?? null, content: params.input };
+    const running = thread.active;
+    if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
+    await thread.ending;
+    const { clock, ids, serverCwd } = this.options;
+    const settings = turnOverrides(thread.history.settings, params, serverCwd);
+    await this.applySettings(thread, settings);
+    const turnId = ids.uuid();
+    const startedAtMs = clock.nowMs();
+    const turn = new ActiveTurn(turnId, params.threadId, startedAtMs, this.turnHost(thread));
+    turn.enqueue(pending);
+    thread.active = turn;
+    clearTimeout(thread.unloadTimer);
+    await this.write(thread, { type: "turnStarted", at: startedAtMs, turnId }, true);
+    return {
+      result: { turn: inProgressTurn(turnId) },
+      after: () => {
+        thread.status = { type: "active", activeFlags: [] };
+        this.options.emit(thread.subscribers, "thread/status/changed", { threadId: params.threadId, status: thread.status });
+        this.options.emit(thread.subscribers, "turn/started", {
+          threadId: params.threadId,
+          turn: { ...inProgressTurn(turnId), startedAt: Math.floor(startedAtMs / 1000) },
+        });
+        void this.runActiveTurn(thread, turn, params.outputSchema);
+      },
+    };
+  }
+
+  /** `turn/steer`: queues input for the running turn's next model call. */
+  steerTurn(params: TurnSteerParams): { turnId: string } {
+    const thread = this.loaded.get(params.threadId);
+    if (!thread) throw threadNotFound(params.threadId);
+    const turn = thread.active;
+    if (!turn) throw invalidRequest("no active turn to steer");
+    if (turn.id !== params.expectedTurnId) {
+      throw invalidRequest(`expected active turn id \`${params.expectedTurnId}\` but found \`${turn.id}\``);
+    }
+    this.checkInput(params.input);
+    const pending: PendingInput = { id: this.options.ids.uuid(), clientId: params.clientUserMessageId ?? null, content: params.input };
+    if (!turn.enqueue(pending)) throw invalidRequest("no active turn to steer");
+    return { turnId: turn.id };
+  }
+
+  /**
+   * `turn/interrupt`: the turn takes no more input at once; once the response is out, its model
+   * stream and tools are aborted and it completes `interrupted` without waiting for them.
+   */
+  interruptTurn(threadId: string, turnId: string): Outcome<Record<string, never>> {
+    const thread = this.loaded.get(threadId);
+    if (!thread) throw threadNotFound(threadId);
+    const turn = thread.active;
+    if (!turn) throw invalidRequest("no active turn to interrupt");
+    if (turn.id !== turnId) throw invalidRequest(`expected active turn id ${turnId} but found ${turn.id}`);
+    turn.closeInput();
+    thread.active = undefined;
+    let release!: () => void;
+    const previous = thread.ending;
+    thread.ending = new Promise((resolve) => (release = resolve));
+    return {
+      result: {},
+      after: () => {
+        turn.controller.abort(new TurnInterrupted());
+        void previous.then(() => this.endTurn(thread, turn, "interrupted", null)).finally(release);
+      },
+    };
+  }
+
+  /** Runs a turn to its end; whatever happens, it ends exactly once with one `turn/completed`. */
+  private async runActiveTurn(thread: LoadedThread<S>, turn: ActiveTurn, outputSchema: unknown): Promise<void> {
+    let status: "completed" | "failed" | "interrupted" = "completed";
+    let error: TurnError | null = null;
+    try {
+      await runTurn(
+        {
+          threadId: turn.threadId,
+          turnId: turn.id,
+          settings: thread.history.settings,
+          outputSchema,
+          history: thread.history.modelItems.slice(),
+          input: turn,
+          signal: turn.controller.signal,
+          emit: turn.emit,
+        },
+        { ...this.options.agent, config: this.options.config },
+      );
+    } catch (failure) {
+      if (turn.controller.signal.aborted) {
+        status = "interrupted";
+      } else {
+        status = "failed";
+        error = turnError(failure);
+        if (!(failure instanceof ModelError)) this.options.logger.error({ err: failure, threadId: turn.threadId, turnId: turn.id }, "turn failed");
+      }
+    }
+    if (turn.hasEnded) return;
+    if (thread.active === turn) thread.active = undefined;
+    const previous = thread.ending;
+    thread.ending = previous.then(() => this.endTurn(thread, turn, status, error));
+    await thread.ending;
+  }
+
+  /** Stores how the turn ended and tells subscribers: status, then (if failed) `error`, then `turn/completed`. */
+  private async endTurn(
+    thread: LoadedThread<S>,
+    turn: ActiveTurn,
+    status: "completed" | "failed" | "interrupted",
+    error: TurnError | null,
+  ): Promise<void> {
+    let final: Turn | null;
+    try {
+      final = await turn.end(status, error);
+    } catch (failure) {
+      // Storage failed; clients still learn the turn is over.
+      this.options.logger.error({ err: failure, threadId: turn.threadId, turnId: turn.id }, "could not store the end of a turn");
+      const at = this.options.clock.nowMs();
+      final = { ...inProgressTurn(turn.id), status, error, startedAt: Math.floor(turn.startedAtMs / 1000), completedAt: Math.floor(at / 1000), durationMs: at - turn.startedAtMs };
+    }
+    if (!final) return;
+    const { threadId } = turn;
+    thread.status = status === "failed" ? { type: "systemError" } : { type: "idle" };
+    this.options.emit(thread.subscribers, "thread/status/changed", { threadId, status: thread.status });
+    if (status === "failed" && error) this.options.emit(thread.subscribers, "error", { threadId, turnId: turn.id, error, willRetry: false });
+    this.options.emit(thread.subscribers, "turn/completed", { threadId, turn: final });
+    this.scheduleUnload(threadId, thread);
+  }
+
+  private turnHost(thread: LoadedThread<S>): import("./activeTurn.js").TurnHost {
+    return {
+      clock: this.options.clock,
+      notify: (method, params) => this.options.emit(thread.subscribers, method, params),
+      write: (record, durable) => this.write(thread, record, durable),
+      usageRecorded: () => this.replayTokenUsage(thread, thread.subscribers),
+    };
+  }
+
+  /** Sends the thread's token usage (after each model response, and on resume). */
+  private replayTokenUsage(thread: LoadedThread<S>, recipients: Iterable<S>): void {
+    const usage = thread.history.tokenUsage;
+    if (!usage) return;
+    const window = this.options.config.model_context_window ?? DEFAULT_CONTEXT_WINDOW;
+    this.options.emit(recipients, "thread/tokenUsage/updated", {
+      threadId: thread.history.identity.id,
+      turnId: usage.turnId,
+      tokenUsage: { total: usage.total, last: usage.last, modelContextWindow: Math.floor((window * USABLE_CONTEXT_PERCENT) / 100) },
+    });
+  }
+
+  private checkInput(input: TurnStartParams["input"]): void {
+    const problem = checkTurnInput(input);
+    if (problem) throw invalidRequest(problem);
   }
 
   /** `thread/read`: a loaded or stored thread, without loading it. */
@@ -249,7 +439,16 @@ export class ThreadManager<S extends object> {
 
   /** Closes every thread file (fsync) and the index; the server is stopping. */
   async shutdown(): Promise<void> {
-    for (const thread of this.loaded.values()) clearTimeout(thread.unloadTimer);
+    for (const thread of this.loaded.values()) {
+      clearTimeout(thread.unloadTimer);
+      const turn = thread.active;
+      if (!turn) continue;
+      thread.active = undefined;
+      turn.controller.abort(new TurnInterrupted());
+      const previous = thread.ending;
+      thread.ending = previous.then(() => this.endTurn(thread, turn, "interrupted", null));
+    }
+    await Promise.all([...this.loaded.values()].map((thread) => thread.ending));
     await Promise.all([...this.loaded.values()].map((thread) => thread.writer?.close()));
     this.loaded.clear();
     await this.options.store.flush();
@@ -269,6 +468,7 @@ export class ThreadManager<S extends object> {
       status: { type: "idle" },
       subscribers: new Set(),
       former: new Set(),
+      ending: Promise.resolve(),
     };
     if (!ephemeral) {
       const { path, writer } = await this.options.store.create(record);
@@ -282,14 +482,18 @@ export class ThreadManager<S extends object> {
   }
 
   private async applyOverrides(thread: LoadedThread<S>, params: ThreadResumeParams): Promise<void> {
-    const { config, serverCwd, clock } = this.options;
-    const next = overrideSettings(thread.history.settings, config, params, serverCwd);
+    const { config, serverCwd } = this.options;
+    await this.applySettings(thread, overrideSettings(thread.history.settings, config, params, serverCwd));
+  }
+
+  /** Stores the settings that differ from the thread's current ones, if any. */
+  private async applySettings(thread: LoadedThread<S>, next: ThreadSettings): Promise<void> {
     const changed = (Object.keys(next) as Array<keyof ThreadSettings>).filter(
       (key) => JSON.stringify(next[key]) !== JSON.stringify(thread.history.settings[key]),
     );
     if (changed.length === 0) return;
     const settings = Object.fromEntries(changed.map((key) => [key, next[key]]));
-    await this.write(thread, { type: "settings", at: clock.nowMs(), settings }, true);
+    await this.write(thread, { type: "settings", at: this.options.clock.nowMs(), settings }, true);
   }
 
   /**
@@ -316,10 +520,13 @@ export class ThreadManager<S extends object> {
   }
 
   private async write(thread: LoadedThread<S>, record: ThreadRecord, durable: boolean): Promise<void> {
+    const preview = thread.history.preview;
     thread.history.apply(record);
     if (!thread.writer || !thread.path) return;
     await thread.writer.append(record, durable);
-    await this.options.store.remember(thread.history, thread.path, false);
+    // The index changes with metadata and turn boundaries, not with every item or delta of a turn.
+    const indexed = record.type !== "item" && record.type !== "model" && record.type !== "usage";
+    if (indexed || thread.history.preview !== preview) await this.options.store.remember(thread.history, thread.path, false);
   }
 
   private subscribe(thread: LoadedThread<S>, subscriber: S): void {
@@ -330,7 +537,7 @@ export class ThreadManager<S extends object> {
   }
 
   private scheduleUnload(threadId: string, thread: LoadedThread<S>): void {
-    if (thread.subscribers.size > 0 || thread.status.type === "active") return;
+    if (thread.subscribers.size > 0 || thread.active) return;
     clearTimeout(thread.unloadTimer);
     thread.unloadTimer = setTimeout(() => void this.unload(threadId, thread, true), this.options.unloadDelayMs);
     thread.unloadTimer.unref();
@@ -377,12 +584,25 @@ export class ThreadManager<S extends object> {
   }
 }
 
+/** A turn as `turn/start` returns it: in progress, nothing loaded yet. */
+function inProgressTurn(id: string): Turn {
+  return { id, rootTurnId: id, items: [], itemsView: "notLoaded", status: "inProgress", error: null, startedAt: null, completedAt: null, durationMs: null };
+}
+
+/** What a client is told about a failed turn. */
+function turnError(failure: unknown): TurnError {
+  if (failure instanceof ModelError) return { message: failure.message, codexErrorInfo: failure.info, additionalDetails: null };
+  const message = failure instanceof Error ? failure.message : String(failure);
+  return { message: `internal error: ${message}`, codexErrorInfo: "other", additionalDetails: null };
+}
+
 /** The wire Thread of an index entry. */
 function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatus = { type: "notLoaded" }): Thread {
   return {
     id: summary.id,
     sessionId: summary.sessionId,
     forkedFromId: summary.forkedFromId ?? null,
+    parentThreadId: null,
     preview: summary.preview,
     ephemeral: false,
     modelProvider: summary.modelProvider,
@@ -390,6 +610,7 @@ function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatu
     reasoningEffort: summary.reasoningEffort ?? null,
     createdAt: Math.floor(summary.createdAtMs / 1000),
     updatedAt: Math.floor(summary.updatedAtMs / 1000),
+    recencyAt: Math.floor(summary.updatedAtMs / 1000),
     status,
     path: summary.path,
     cwd: summary.cwd,
@@ -397,6 +618,8 @@ function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatu
     originator: summary.originator ?? null,
     source: summary.source as Thread["source"],
     threadSource: summary.threadSource ?? null,
+    agentNickname: null,
+    agentRole: null,
     gitInfo: (summary.gitInfo as Thread["gitInfo"]) ?? null,
     name: summary.name,
     turns,

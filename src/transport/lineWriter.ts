@@ -34,7 +34,11 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   write(message: Message): Promise<void> {
-    if (this.failed) return Promise.resolve();
+    if (this.failed) {
+      // Dropped, but announced all the same: work waiting for this message to go out must not wait forever.
+      this.writtenEmitter.fire(message);
+      return Promise.resolve();
+    }
     const { jsonrpc: _ignored, ...rest } = message as Message & Record<string, unknown>;
     const line = JSON.stringify(this.includeJsonrpc ? { jsonrpc: "2.0", ...rest } : rest) + "\n";
     const belowHighWaterMark = this.writable.write(line);

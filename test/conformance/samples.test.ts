@@ -164,6 +164,27 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "thread/metadata/update": [{ threadId: "t" }, { threadId: "t", gitInfo: { branch: "main", sha: null } }],
   "thread/loaded/list": [{}, { cursor: "c", limit: 2 }],
   "thread/unsubscribe": [{ threadId: "t" }],
+  "turn/start": [
+    { threadId: "t", input: [{ type: "text", text: "hi" }] },
+    {
+      threadId: "t",
+      input: [
+        { type: "text", text: "look", text_elements: [] },
+        { type: "image", url: "data:image/png;base64,AAAA" },
+        { type: "localImage", path: "/tmp/a.png", detail: "high" },
+      ],
+      cwd: "/tmp/w",
+      approvalPolicy: "never",
+      sandboxPolicy: { type: "workspaceWrite", writableRoots: ["/tmp/w"], networkAccess: false },
+      model: "m",
+      effort: "high",
+      summary: "concise",
+      outputSchema: { type: "object", properties: { answer: { type: "string" } } },
+      clientUserMessageId: "c1",
+    },
+  ],
+  "turn/steer": [{ threadId: "t", expectedTurnId: "u", input: [{ type: "text", text: "also" }] }],
+  "turn/interrupt": [{ threadId: "t", turnId: "u" }],
 };
 
 describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {

@@ -1,19 +1,15 @@
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
-import type { HandlerTable, RequestContext } from "../dispatcher.js";
+import type { HandlerTable } from "../dispatcher.js";
+import { respond } from "./respond.js";
 
-type ThreadHandlers = Omit<HandlerTable, "initialize">;
-
-/** Runs the notifications an outcome owes after its response has been written. */
-function respond<R>(context: RequestContext, outcome: { result: R; after?: () => void }): R {
-  if (outcome.after) context.afterResponse(outcome.after);
-  return outcome.result;
-}
+type ThreadHandlers = Omit<HandlerTable, "initialize" | "turn/start" | "turn/steer" | "turn/interrupt">;
 
 /** The `thread/*` methods, each a thin call into the ThreadManager. */
 export function threadHandlers(threads: ThreadManager<ClientConnection>): ThreadHandlers {
   return {
-    "thread/start": async (params, context) => respond(context, await threads.start(params, context.connection)),
+    "thread/start": async (params, context) =>
+      respond(context, await threads.start(params, context.connection, context.connection.client?.clientName ?? null)),
     "thread/resume": async (params, context) => respond(context, await threads.resume(params, context.connection)),
     "thread/fork": async (params, context) => respond(context, await threads.fork(params, context.connection)),
     "thread/list": (params) => threads.list(params),

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+/** One part of a message the model sees or wrote. */
+export const ContentPart = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("input_text"), text: z.string() }),
+  z.object({ type: z.literal("input_image"), image_url: z.string(), detail: z.string().optional() }),
+  z.object({ type: z.literal("output_text"), text: z.string() }),
+]);
+export type ContentPart = z.infer<typeof ContentPart>;
+
+/**
+ * One entry of the model-visible history, provider-neutral (shaped like Responses API input items,
+ * which the chat wire translates). Stored with the thread, replayed in full on every request.
+ */
+export const ConversationItem = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("message"),
+    role: z.enum(["user", "assistant", "developer"]),
+    content: z.array(ContentPart),
+  }),
+  z.object({
+    type: z.literal("reasoning"),
+    id: z.string(),
+    summary: z.array(z.string()),
+    content: z.array(z.string()).optional(),
+    encryptedContent: z.string().nullable().optional(),
+  }),
+  z.object({ type: z.literal("function_call"), callId: z.string(), name: z.string(), arguments: z.string() }),
+  z.object({ type: z.literal("custom_tool_call"), callId: z.string(), name: z.string(), input: z.string() }),
+  z.object({
+    type: z.literal("tool_output"),
+    callId: z.string(),
+    /** Output of a `custom_tool_call` (true) or a `function_call` (false). */
+    custom: z.boolean(),
+    output: z.string(),
+  }),
+]);
+export type ConversationItem = z.infer<typeof ConversationItem>;
+
+/** A tool call the model made. */
+export type ToolCall = Extract<ConversationItem, { type: "function_call" | "custom_tool_call" }>;
+
+/** A user-role text message. */
+export function userText(text: string): ConversationItem {
+  return { type: "message", role: "user", content: [{ type: "input_text", text }] };
+}

@@ -1,0 +1,81 @@
+import type OpenAI from "openai";
+import { ModelError } from "./modelError.js";
+import type { ProviderSettings } from "./providers.js";
+
+/**
+ * An openai SDK client for a provider. The SDK is loaded on first use so answering `initialize`
+ * never pays for it; its own retries are off because the turn runner retries (and announces it).
+ */
+export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
+  const { default: OpenAIClient } = await import("openai");
+  return new OpenAIClient({
+    apiKey: provider.apiKey ?? "unused",
+    baseURL: provider.baseUrl,
+    defaultHeaders: provider.headers,
+    defaultQuery: provider.query,
+    maxRetries: 0,
+    timeout: provider.streamIdleTimeoutMs,
+  });
+}
+
+/** Classifies anything the SDK threw into a {@link ModelError}; `opened` says whether a stream had started. */
+export async function toModelError(error: unknown, opened: boolean): Promise<ModelError> {
+  if (error instanceof ModelError) return error;
+  const { APIError, APIConnectionError } = await import("openai");
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    const retryAfterMs = retryAfter(error.headers);
+    const body = error.error as { code?: unknown; type?: unknown } | undefined;
+    const code = String(body?.code ?? body?.type ?? "");
+    if (code === "context_length_exceeded") {
+      return new ModelError(
+        "The conversation no longer fits in the model's context window. Start a new thread or compact this one.",
+        "fatal",
+        "contextWindowExceeded",
+        { status },
+      );
+    }
+    if (status === 429 && code === "insufficient_quota") return new ModelError(error.message, "fatal", "usageLimitExceeded", { status });
+    if (status === 429) return new ModelError(error.message, "request", "rateLimitExceeded", { status, retryAfterMs });
+    if (status >= 500) {
+      return new ModelError(error.message, "request", status === 503 ? "serverOverloaded" : "internalServerError", {
+        status,
+        retryAfterMs,
+      });
+    }
+    if (status === 401 || status === 403) return new ModelError(error.message, "fatal", "unauthorized", { status });
+    if (status === 404) return new ModelError(error.message, "fatal", "modelNotFound", { status });
+    if (status === 400) return new ModelError(error.message, "fatal", "badRequest", { status });
+    return new ModelError(error.message, "fatal", "other", { status });
+  }
+  if (error instanceof APIConnectionError && !opened) {
+    return new ModelError(`could not reach the model provider: ${causeOf(error)}`, "request", {
+      httpConnectionFailed: { httpStatusCode: null },
+    });
+  }
+  if (error instanceof APIError && error.status === undefined) {
+    // An `error` event inside an open stream.
+    return new ModelError(error.message, "stream", { responseStreamDisconnected: { httpStatusCode: null } });
+  }
+  return new ModelError(`stream disconnected: ${causeOf(error)}`, "stream", {
+    responseStreamDisconnected: { httpStatusCode: null },
+  });
+}
+
+function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+
+/** Retry-After in ms: `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
+function retryAfter(headers: Headers | undefined): number | null {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return null;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
+}

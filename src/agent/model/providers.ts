@@ -1,0 +1,90 @@
+import type { z } from "zod";
+import type { Config, ModelProviderConfig } from "../../config/schema.js";
+import { ModelError } from "./modelError.js";
+
+/** Which API a provider speaks. */
+export type WireApi = "responses" | "chat";
+
+/** A model provider, resolved from config and the environment, ready to call. */
+export interface ProviderSettings {
+  readonly id: string;
+  readonly name: string;
+  readonly baseUrl: string;
+  /** The API key, or null when the provider needs none. */
+  readonly apiKey: string | null;
+  readonly wireApi: WireApi;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly requestMaxRetries: number;
+  readonly streamMaxRetries: number;
+  readonly streamIdleTimeoutMs: number;
+}
+
+type ProviderTable = z.infer<typeof ModelProviderConfig>;
+
+/** Codex's defaults for every provider. */
+export const PROVIDER_DEFAULTS = { requestMaxRetries: 4, streamMaxRetries: 5, streamIdleTimeoutMs: 300_000 } as const;
+// Codex caps both retry counts at 100 so a typo cannot retry forever.
+const MAX_RETRIES = 100;
+
+function builtInProviders(env: NodeJS.ProcessEnv): Record<string, ProviderTable> {
+  return {
+    openai: {
+      name: "OpenAI",
+      base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+      env_key: "OPENAI_API_KEY",
+      wire_api: "responses",
+    },
+    ollama: { name: "Ollama", base_url: "http://localhost:11434/v1", wire_api: "chat" },
+  };
+}
+
+/**
+ * Resolves provider `id` from `[model_providers.<id>]` (over the built-ins `openai` and `ollama`)
+ * and the environment. Fails with a message naming what to set when the provider is unknown or
+ * its API key variable is missing.
+ */
+export function resolveProvider(config: Config, id: string, env: NodeJS.ProcessEnv): ProviderSettings {
+  const builtIn = builtInProviders(env)[id];
+  const configured = config.model_providers?.[id];
+  if (!builtIn && !configured) {
+    const known = [...new Set([...Object.keys(builtInProviders(env)), ...Object.keys(config.model_providers ?? {})])];
+    throw new ModelError(
+      `Unknown model provider \`${id}\`; define [model_providers.${id}] in config.toml or use one of: ${known.join(", ")}.`,
+      "fatal",
+      "other",
+    );
+  }
+  const table: ProviderTable = { ...builtIn, ...configured };
+  if (!table.base_url) {
+    throw new ModelError(`Model provider \`${id}\` has no base_url; set model_providers.${id}.base_url.`, "fatal", "other");
+  }
+  let apiKey: string | null = null;
+  if (table.env_key) {
+    apiKey = env[table.env_key] || null;
+    if (!apiKey) {
+      throw new ModelError(
+        `Missing environment variable: \`${table.env_key}\`. Set it to the API key of model provider \`${id}\`, or choose another provider with \`model_provider\`.`,
+        "fatal",
+        "unauthorized",
+      );
+    }
+  }
+  const headers: Record<string, string> = { ...table.http_headers };
+  for (const [header, variable] of Object.entries(table.env_http_headers ?? {})) {
+    const value = env[variable];
+    if (value) headers[header] = value;
+  }
+  return {
+    id,
+    name: table.name ?? id,
+    baseUrl: table.base_url,
+    apiKey,
+    wireApi: table.wire_api ?? "responses",
+    headers,
+    query: { ...table.query_params },
+    requestMaxRetries: Math.min(table.request_max_retries ?? PROVIDER_DEFAULTS.requestMaxRetries, MAX_RETRIES),
+    streamMaxRetries: Math.min(table.stream_max_retries ?? PROVIDER_DEFAULTS.streamMaxRetries, MAX_RETRIES),
+    streamIdleTimeoutMs: table.stream_idle_timeout_ms ?? PROVIDER_DEFAULTS.streamIdleTimeoutMs,
+  };
+}

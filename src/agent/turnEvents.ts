@@ -1,0 +1,24 @@
+import type { ThreadItem } from "../protocol/items.js";
+import type { ServerNotificationMethod, ServerNotificationParams } from "../protocol/methods.js";
+import type { ConversationItem } from "./conversation.js";
+import type { ModelUsage } from "./model/modelClient.js";
+
+/** A notification the turn sends as is (deltas, plan updates, retry notices). */
+export type TurnNotification = {
+  [M in ServerNotificationMethod]: { readonly type: "notify"; readonly method: M; readonly params: ServerNotificationParams<M> };
+}[ServerNotificationMethod];
+
+/** Everything a running turn reports, in order, through one emitter; the thread layer stores and relays it. */
+export type TurnEvent =
+  | { readonly type: "itemStarted"; readonly item: ThreadItem }
+  | { readonly type: "itemCompleted"; readonly item: ThreadItem }
+  /** Completes every started item with what has streamed into it so far (a broken stream is retried). */
+  | { readonly type: "completeOpenItems" }
+  | TurnNotification
+  /** Entries appended to the model-visible history. */
+  | { readonly type: "history"; readonly items: readonly ConversationItem[] }
+  /** One model response's token usage. */
+  | { readonly type: "usage"; readonly usage: ModelUsage };
+
+/** Where a turn's events go; awaiting it keeps the order and lets storage apply backpressure. */
+export type TurnEmitter = (event: TurnEvent) => Promise<void>;

@@ -1,0 +1,264 @@
+import type { Config } from "../config/schema.js";
+import type { ThreadItem } from "../protocol/items.js";
+import type { AskForApproval, SandboxPolicy } from "../protocol/policy.js";
+import type { UserInput } from "../protocol/userInput.js";
+import { BASE_INSTRUCTIONS } from "./baseInstructions.js";
+import type { ConversationItem, ToolCall } from "./conversation.js";
+import { environmentContext } from "./environmentContext.js";
+import { modelClientFor } from "./model/clientFor.js";
+import type { ModelClient, ModelEvent, ModelRequest } from "./model/modelClient.js";
+import { ModelError } from "./model/modelError.js";
+import { resolveProvider, type ProviderSettings } from "./model/providers.js";
+import { pause, retryDelayMs, sample } from "./model/sampling.js";
+import { loadProjectInstructions } from "./projectInstructions.js";
+import type { ToolRegistry } from "./tools/tool.js";
+import type { TurnEmitter } from "./turnEvents.js";
+import { toModelMessage } from "./userInputs.js";
+
+/** User input waiting to enter a turn: the initial input, or input steered in later. */
+export interface PendingInput {
+  /** Id of the `userMessage` item it becomes. */
+  readonly id: string;
+  readonly clientId: string | null;
+  readonly content: readonly UserInput[];
+}
+
+/** The settings one turn runs with. */
+export interface TurnSettings {
+  readonly model: string;
+  readonly modelProvider: string;
+  readonly cwd: string;
+  readonly approvalPolicy: AskForApproval;
+  readonly sandbox: SandboxPolicy;
+  readonly reasoningEffort?: string | null;
+  readonly reasoningSummary?: string | null;
+  readonly baseInstructions?: string | null;
+  readonly developerInstructions?: string | null;
+}
+
+/** Where a turn's input comes from: the queue the thread fills as the client steers. */
+export interface TurnInputQueue {
+  /** Input queued so far. */
+  take(): PendingInput[];
+  /** Input queued so far; when there is none the queue closes, so the turn can end without losing any. */
+  takeOrClose(): PendingInput[];
+}
+
+/** One turn to run. */
+export interface TurnJob {
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly settings: TurnSettings;
+  /** JSON Schema for the final answer, this turn only. */
+  readonly outputSchema: unknown;
+  /** The thread's model-visible history before this turn. */
+  readonly history: readonly ConversationItem[];
+  readonly input: TurnInputQueue;
+  readonly signal: AbortSignal;
+  readonly emit: TurnEmitter;
+}
+
+/** What the runner needs besides the job. */
+export interface TurnRunnerDeps {
+  readonly config: Config;
+  readonly env: NodeJS.ProcessEnv;
+  readonly tools: ToolRegistry;
+  /** Builds the model client for a provider (tests and embedders may substitute their own). */
+  readonly clientFor?: (provider: ProviderSettings) => ModelClient;
+}
+
+/**
+ * The agent loop: sample the model with the full history, run the tool calls it makes, feed the
+ * results back, and repeat until a response makes no calls and no input is waiting. Throws a
+ * {@link ModelError} when the model cannot be reached, the abort reason when interrupted.
+ */
+export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
+  const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.env);
+  const client = (deps.clientFor ?? modelClientFor)(provider);
+  const project = await loadProjectInstructions(job.settings.cwd);
+  const context = contextMessages(job.settings, project.text);
+  const history = [...job.history];
+  const record = async (items: ConversationItem[]): Promise<void> => {
+    history.push(...items);
+    await job.emit({ type: "history", items });
+  };
+
+  let inputs = job.input.take();
+  for (;;) {
+    for (const input of inputs) {
+      const item: ThreadItem = { type: "userMessage", id: input.id, clientId: input.clientId, content: input.content.map(withTextElements) };
+      await job.emit({ type: "itemStarted", item });
+      await job.emit({ type: "itemCompleted", item });
+      await record([await toModelMessage(input.content, job.settings.cwd)]);
+    }
+    const request: ModelRequest = {
+      model: job.settings.model,
+      instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
+      input: [...context, ...history],
+      tools: deps.tools.specs(),
+      reasoning:
+        job.settings.reasoningEffort || job.settings.reasoningSummary
+          ? { effort: job.settings.reasoningEffort ?? null, summary: job.settings.reasoningSummary ?? null }
+          : null,
+      outputSchema: job.outputSchema,
+      promptCacheKey: job.threadId,
+    };
+    const calls = await sampleWithRetries(client, request, provider, job, record);
+    for (const call of calls) {
+      const tool = deps.tools.get(call.name);
+      const output = tool
+        ? await tool.run(call, { threadId: job.threadId, turnId: job.turnId, cwd: job.settings.cwd, signal: job.signal, emit: job.emit })
+        : `unsupported call: ${call.name}`;
+      await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
+    }
+    inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
+    if (calls.length === 0 && inputs.length === 0) return;
+  }
+}
+
+/**
+ * Streams one model response into items; a broken stream is retried up to `stream_max_retries`,
+ * each retry announced with an `error` notification (`willRetry: true`). Returns the tool calls.
+ */
+async function sampleWithRetries(
+  client: ModelClient,
+  request: ModelRequest,
+  provider: ProviderSettings,
+  job: TurnJob,
+  record: (items: ConversationItem[]) => Promise<void>,
+): Promise<ToolCall[]> {
+  for (let retry = 0; ; retry++) {
+    const attempt = new ResponseAttempt(job, record);
+    try {
+      for await (const event of sample(client, request, provider, job.signal)) await attempt.handle(event);
+      return attempt.calls;
+    } catch (error) {
+      if (job.signal.aborted) throw job.signal.reason;
+      await attempt.abandon();
+      if (!(error instanceof ModelError) || error.kind === "fatal" || retry >= provider.streamMaxRetries) throw error;
+      await job.emit({
+        type: "notify",
+        method: "error",
+        params: {
+          threadId: job.threadId,
+          turnId: job.turnId,
+          willRetry: true,
+          error: {
+            message: `Reconnecting... ${retry + 1}/${provider.streamMaxRetries}`,
+            codexErrorInfo: { responseStreamDisconnected: { httpStatusCode: error.status } },
+            additionalDetails: error.message,
+          },
+        },
+      });
+      await pause(retryDelayMs(error, retry + 1), job.signal);
+    }
+  }
+}
+
+/** One streamed model response: turns model events into items, history entries and usage. */
+class ResponseAttempt {
+  readonly calls: ToolCall[] = [];
+  private readonly open = new Map<string, ThreadItem>();
+
+  constructor(
+    private readonly job: TurnJob,
+    private readonly record: (items: ConversationItem[]) => Promise<void>,
+  ) {}
+
+  async handle(event: ModelEvent): Promise<void> {
+    const { job } = this;
+    const base = { threadId: job.threadId, turnId: job.turnId };
+    switch (event.type) {
+      case "messageStarted":
+        await this.start(agentMessage(event.id, ""));
+        return;
+      case "textDelta":
+        await job.emit({ type: "notify", method: "item/agentMessage/delta", params: { ...base, itemId: event.id, delta: event.delta } });
+        return;
+      case "messageDone":
+        if (!this.open.has(event.id)) await this.start(agentMessage(event.id, ""));
+        await this.complete(agentMessage(event.id, event.text));
+        await this.record([{ type: "message", role: "assistant", content: [{ type: "output_text", text: event.text }] }]);
+        return;
+      case "reasoningStarted":
+        await this.start({ type: "reasoning", id: event.id, summary: [], content: [] });
+        return;
+      case "summaryPartAdded":
+        await job.emit({
+          type: "notify",
+          method: "item/reasoning/summaryPartAdded",
+          params: { ...base, itemId: event.id, summaryIndex: event.index },
+        });
+        return;
+      case "summaryDelta":
+        await job.emit({
+          type: "notify",
+          method: "item/reasoning/summaryTextDelta",
+          params: { ...base, itemId: event.id, delta: event.delta, summaryIndex: event.index },
+        });
+        return;
+      case "reasoningTextDelta":
+        await job.emit({
+          type: "notify",
+          method: "item/reasoning/textDelta",
+          params: { ...base, itemId: event.id, delta: event.delta, contentIndex: event.index },
+        });
+        return;
+      case "reasoningDone": {
+        const { id, summary, content } = event.item;
+        if (!this.open.has(id)) await this.start({ type: "reasoning", id, summary: [], content: [] });
+        await this.complete({ type: "reasoning", id, summary, content: content ?? [] });
+        await this.record([event.item]);
+        return;
+      }
+      case "toolCall":
+        this.calls.push(event.call);
+        return;
+      case "completed":
+        if (event.usage) await job.emit({ type: "usage", usage: event.usage });
+        return;
+    }
+  }
+
+  /** The stream broke: items it had started are completed with what arrived; the retry streams new ones. */
+  async abandon(): Promise<void> {
+    if (this.open.size > 0) await this.job.emit({ type: "completeOpenItems" });
+  }
+
+  private async start(item: ThreadItem): Promise<void> {
+    this.open.set(item.id, item);
+    await this.job.emit({ type: "itemStarted", item });
+  }
+
+  private async complete(item: ThreadItem): Promise<void> {
+    this.open.delete(item.id);
+    await this.job.emit({ type: "itemCompleted", item });
+  }
+}
+
+/** An agent message item with Codex's optional fields spelled out. */
+function agentMessage(id: string, text: string): ThreadItem {
+  return { type: "agentMessage", id, text, phase: null, memoryCitation: null, delivery: null, questions: null, moderation: null };
+}
+
+/** The messages that precede the conversation: developer instructions, AGENTS.md, environment. */
+function contextMessages(settings: TurnSettings, projectInstructions: string | null): ConversationItem[] {
+  const messages: ConversationItem[] = [];
+  if (settings.developerInstructions) {
+    messages.push({ type: "message", role: "developer", content: [{ type: "input_text", text: settings.developerInstructions }] });
+  }
+  if (projectInstructions) messages.push({ type: "message", role: "user", content: [{ type: "input_text", text: projectInstructions }] });
+  const environment = environmentContext({
+    cwd: settings.cwd,
+    approvalPolicy: settings.approvalPolicy,
+    sandbox: settings.sandbox,
+    shell: "bash",
+  });
+  messages.push({ type: "message", role: "user", content: [{ type: "input_text", text: environment }] });
+  return messages;
+}
+
+/** Text inputs echo `text_elements` (empty when the client sent none), as Codex does. */
+function withTextElements(input: UserInput): UserInput {
+  return input.type === "text" ? { ...input, text_elements: input.text_elements ?? [] } : input;
+}

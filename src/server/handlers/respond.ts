@@ -1,0 +1,7 @@
+import type { RequestContext } from "../dispatcher.js";
+
+/** Returns an outcome's result and runs the notifications it owes once the response has been written. */
+export function respond<R>(context: RequestContext, outcome: { result: R; after?: () => void }): R {
+  if (outcome.after) context.afterResponse(outcome.after);
+  return outcome.result;
+}

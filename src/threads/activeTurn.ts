@@ -1,0 +1,166 @@
+import type { ConversationItem } from "../agent/conversation.js";
+import type { TurnEvent } from "../agent/turnEvents.js";
+import type { PendingInput } from "../agent/turnRunner.js";
+import type { ThreadItem } from "../protocol/items.js";
+import type { ServerNotificationMethod, ServerNotificationParams } from "../protocol/methods.js";
+import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
+import type { Clock } from "../runtime/clock.js";
+import type { ThreadRecord } from "./records.js";
+
+/** What an active turn needs from its thread: a way to notify subscribers and to store records. */
+export interface TurnHost {
+  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+  write(record: ThreadRecord, durable: boolean): Promise<void>;
+  /** Notifies `thread/tokenUsage/updated` after a usage record was written. */
+  usageRecorded(turnId: string): void;
+  readonly clock: Clock;
+}
+
+const ABORTED_NOTE =
+  "<turn_aborted>\nThe user interrupted the previous turn on purpose. Anything it was doing was stopped; " +
+  "do not assume it finished.\n</turn_aborted>";
+
+/**
+ * A running turn, thread side: relays the runner's events to subscribers and storage, queues
+ * steered input, and ends exactly once. Items left open when it ends are completed first, so every
+ * `item/started` has its `item/completed` before `turn/completed`.
+ */
+export class ActiveTurn {
+  readonly controller = new AbortController();
+  private readonly queue: PendingInput[] = [];
+  private readonly open = new Map<string, ThreadItem>();
+  private lastAgentMessage: ThreadItem | null = null;
+  private closed = false;
+  private ended = false;
+
+  constructor(
+    readonly id: string,
+    readonly threadId: string,
+    readonly startedAtMs: number,
+    private readonly host: TurnHost,
+  ) {}
+
+  /** True once the turn has ended (or started ending): later runner events are dropped. */
+  get hasEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Queues input for the next model call; false when the turn takes no more input. */
+  enqueue(input: PendingInput): boolean {
+    if (this.closed || this.ended) return false;
+    this.queue.push(input);
+    return true;
+  }
+
+  /** Takes no more input: the turn is being interrupted. */
+  closeInput(): void {
+    this.closed = true;
+  }
+
+  /** Input queued since the last call. */
+  take(): PendingInput[] {
+    return this.queue.splice(0);
+  }
+
+  /** Input queued since the last call; if there is none, the turn stops taking input. */
+  takeOrClose(): PendingInput[] {
+    const taken = this.take();
+    if (taken.length === 0) this.closed = true;
+    return taken;
+  }
+
+  /** The runner's emitter. */
+  readonly emit = async (event: TurnEvent): Promise<void> => {
+    if (this.ended) return;
+    const base = { threadId: this.threadId, turnId: this.id };
+    switch (event.type) {
+      case "itemStarted": {
+        const startedAtMs = this.host.clock.nowMs();
+        const item: ThreadItem = { ...event.item, startedAtMs, completedAtMs: null };
+        this.open.set(item.id, item);
+        this.host.notify("item/started", { ...base, item, startedAtMs });
+        return;
+      }
+      case "itemCompleted":
+        await this.complete(event.item);
+        return;
+      case "completeOpenItems":
+        for (const item of [...this.open.values()]) await this.complete(item);
+        return;
+      case "notify":
+        this.track(event);
+        this.host.notify(event.method, event.params as never);
+        return;
+      case "history":
+        await this.host.write({ type: "model", at: this.host.clock.nowMs(), turnId: this.id, items: [...event.items] }, false);
+        return;
+      case "usage": {
+        const usage = { ...event.usage, cacheWriteInputTokens: 0 };
+        await this.host.write({ type: "usage", at: this.host.clock.nowMs(), turnId: this.id, usage }, false);
+        this.host.usageRecorded(this.id);
+        return;
+      }
+    }
+  };
+
+  /**
+   * Ends the turn once: completes open items, stores the outcome and returns the Turn for
+   * `turn/completed`; null when it had already ended.
+   */
+  async end(status: Exclude<TurnStatus, "inProgress">, error: TurnError | null): Promise<Turn | null> {
+    if (this.ended) return null;
+    this.ended = true;
+    this.closed = true;
+    const partial: ConversationItem[] = [];
+    for (const item of [...this.open.values()]) {
+      if (item.type === "agentMessage" && item.text) partial.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.text }] });
+      await this.complete(item);
+    }
+    const at = this.host.clock.nowMs();
+    if (status === "interrupted") partial.push({ type: "message", role: "user", content: [{ type: "input_text", text: ABORTED_NOTE }] });
+    if (partial.length > 0) await this.host.write({ type: "model", at, turnId: this.id, items: partial }, false);
+    await this.host.write({ type: "turnCompleted", at, turnId: this.id, status, error }, true);
+    const items = status === "completed" && this.lastAgentMessage ? [this.lastAgentMessage] : [];
+    return {
+      id: this.id,
+      rootTurnId: this.id,
+      items,
+      itemsView: status === "completed" ? "summary" : "notLoaded",
+      status,
+      error,
+      startedAt: Math.floor(this.startedAtMs / 1000),
+      completedAt: Math.floor(at / 1000),
+      durationMs: at - this.startedAtMs,
+    };
+  }
+
+  private async complete(item: ThreadItem): Promise<void> {
+    const completedAtMs = this.host.clock.nowMs();
+    const startedAtMs = this.open.get(item.id)?.startedAtMs ?? completedAtMs;
+    this.open.delete(item.id);
+    const done: ThreadItem = { ...item, startedAtMs, completedAtMs };
+    if (done.type === "agentMessage") this.lastAgentMessage = done;
+    await this.host.write({ type: "item", at: completedAtMs, turnId: this.id, item: done }, false);
+    this.host.notify("item/completed", { threadId: this.threadId, turnId: this.id, item: done, completedAtMs, contentTokenCount: null });
+  }
+
+  /** Keeps open items current with their deltas, so an item completed at interrupt carries what streamed. */
+  private track(event: Extract<TurnEvent, { type: "notify" }>): void {
+    if (event.method === "item/agentMessage/delta") {
+      const item = this.open.get(event.params.itemId);
+      if (item?.type === "agentMessage") this.open.set(item.id, { ...item, text: item.text + event.params.delta });
+    } else if (event.method === "item/reasoning/summaryTextDelta") {
+      const item = this.open.get(event.params.itemId);
+      if (item?.type === "reasoning") {
+        const summary = [...(item.summary ?? [])];
+        summary[event.params.summaryIndex] = (summary[event.params.summaryIndex] ?? "") + event.params.delta;
+        this.open.set(item.id, { ...item, summary: summary.map((part) => part ?? "") });
+      }
+    } else if (event.method === "item/commandExecution/outputDelta") {
+      const item = this.open.get(event.params.itemId);
+      if (item?.type === "commandExecution") {
+        this.open.set(item.id, { ...item, aggregatedOutput: (item.aggregatedOutput ?? "") + event.params.delta });
+      }
+    }
+  }
+}
