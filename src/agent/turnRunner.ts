@@ -109,6 +109,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       const output = tool
         ? await tool.run(call, { threadId: job.threadId, turnId: job.turnId, cwd: job.settings.cwd, signal: job.signal, emit: job.emit })
         : `unsupported call: ${call.name}`;
+      job.signal.throwIfAborted();
       await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
     }
     inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();

@@ -87,7 +87,11 @@ export class AppServer implements ConnectionHost {
     const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.options.includeJsonrpc });
     const connection = new ClientConnection(this, reader, writer);
     this.connections.add(connection);
-    connection.onInputClosed(() => this.threads.dropSubscriber(connection));
+    // A client whose input ended may still be reading: its turns keep notifying until the output closes.
+    connection.onOutputClosed(() => {
+      this.connections.delete(connection);
+      this.threads.dropSubscriber(connection);
+    });
     connection.listen();
     return connection;
   }

@@ -54,6 +54,7 @@ export class ClientConnection {
   private readonly afterResponse = new Map<RequestId, () => void>();
   private idleWaiters: Array<() => void> = [];
   private inputClosedListeners: Array<() => void> = [];
+  private outputClosedListeners: Array<() => void> = [];
   private inputClosed = false;
   private outputClosed = false;
   private currentRequestId: RequestId | undefined;
@@ -132,6 +133,12 @@ export class ClientConnection {
   onInputClosed(listener: () => void): void {
     if (this.inputClosed) listener();
     else this.inputClosedListeners.push(listener);
+  }
+
+  /** Registers a listener for the end of the output: nothing more can reach this client. */
+  onOutputClosed(listener: () => void): void {
+    if (this.outputClosed) listener();
+    else this.outputClosedListeners.push(listener);
   }
 
   /** Stops reading further messages; those already read are still served. */
@@ -232,6 +239,7 @@ export class ClientConnection {
     this.outputClosed = true;
     this.host.serverRequests.dropOwner(this, "connection closed");
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+    for (const listener of this.outputClosedListeners.splice(0)) listener();
   }
 
   private rpcLogger() {

@@ -87,8 +87,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     const events: Iterable<MockEvent> =
       api === "responses" ? responsesEvents(response, responseId) : chatEvents(response, responseId, String(body.model ?? "mock"));
     let sent = 0;
+    let flushed: Promise<unknown> = Promise.resolve();
     for (const event of events) {
       if (response.disconnectAfter !== undefined && sent >= response.disconnectAfter) {
+        // Let what was sent reach the client, then cut the connection without ending the response.
+        await flushed;
         res.socket?.destroy();
         return;
       }
@@ -96,7 +99,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       if (delay) await sleep(delay);
       if (res.destroyed) return;
       const type = typeof event.data.type === "string" ? `event: ${event.data.type}\n` : "";
-      res.write(`${type}data: ${JSON.stringify(event.data)}\n\n`);
+      flushed = new Promise((resolve) => res.write(`${type}data: ${JSON.stringify(event.data)}\n\n`, resolve));
       sent++;
     }
     if (response.hang) return;

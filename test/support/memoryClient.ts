@@ -6,7 +6,7 @@ import { RequestScheduler } from "../../src/server/requestScheduler.js";
 import { ServerRequestBroker } from "../../src/server/serverRequests.js";
 import { NewlineMessageReader } from "../../src/transport/lineReader.js";
 import { NewlineMessageWriter } from "../../src/transport/lineWriter.js";
-import { WAIT_MS } from "./serverProcess.js";
+import { MessageLog } from "./messageLog.js";
 
 /** A log sink that keeps lines in memory so tests can look at what was logged. */
 export function memoryLogger(): { logger: pino.Logger; lines: string[] } {
@@ -22,10 +22,8 @@ export function memoryLogger(): { logger: pino.Logger; lines: string[] } {
 export class MemoryClient {
   readonly input = new PassThrough();
   readonly output = new PassThrough();
-  readonly messages: any[] = [];
   readonly connection: ClientConnection;
-  private waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
-  private buffer = "";
+  private readonly log = new MessageLog(this.output);
 
   constructor(handlers: Partial<HandlerTable>, options: { maxPending?: number; host?: Partial<ConnectionHost> } = {}) {
     const logger = options.host?.logger ?? memoryLogger().logger;
@@ -35,44 +33,22 @@ export class MemoryClient {
       serverRequests: options.host?.serverRequests ?? new ServerRequestBroker(),
     };
     this.connection = new ClientConnection(host, new NewlineMessageReader(this.input), new NewlineMessageWriter(this.output));
-    this.output.setEncoding("utf8");
-    this.output.on("data", (chunk: string) => {
-      this.buffer += chunk;
-      const lines = this.buffer.split("\n");
-      this.buffer = lines.pop()!;
-      for (const line of lines) this.onMessage(JSON.parse(line));
-    });
     this.connection.listen();
+  }
+
+  get messages(): any[] {
+    return this.log.messages;
   }
 
   send(message: object): void {
     this.input.write(JSON.stringify(message) + "\n");
   }
 
-  waitFor(match: (message: any) => boolean, timeoutMs = WAIT_MS): Promise<any> {
-    const found = this.messages.find(match);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("timed out waiting for a message")), timeoutMs);
-      this.waiters.push({
-        match,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
-    });
+  waitFor(match: (message: any) => boolean, timeoutMs?: number): Promise<any> {
+    return this.log.waitFor(match, timeoutMs);
   }
 
   response(id: unknown): Promise<any> {
-    return this.waitFor((m) => m.id === id && !("method" in m));
-  }
-
-  private onMessage(message: any): void {
-    this.messages.push(message);
-    for (const waiter of this.waiters.filter((w) => w.match(message))) {
-      this.waiters = this.waiters.filter((w) => w !== waiter);
-      waiter.resolve(message);
-    }
+    return this.log.response(id);
   }
 }

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Tool } from "../../src/agent/tools/tool.js";
+import { AppServer } from "../../src/server/appServer.js";
+import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { memoryLogger } from "../support/memoryClient.js";
+import { MessageLog } from "../support/messageLog.js";
+import { turnViolations } from "../support/turnInvariants.js";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** An in-process server (same dispatch code as stdio) with extra tools, talking to a mock model. */
+async function serve(responses: MockResponseInput[], tools: Tool[]): Promise<{ log: MessageLog; request: (method: string, params: object) => Promise<any>; mock: MockModel }> {
+  const mock = await startMockModel({ responses });
+  const home = mkdtempSync(path.join(os.tmpdir(), "aas-inproc-"));
+  const server = new AppServer({
+    home,
+    logger: memoryLogger().logger,
+    tools,
+    env: {},
+    config: {
+      model: "gpt-5.5",
+      model_provider: "mock",
+      model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } },
+    },
+  });
+  await server.init();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const log = new MessageLog(output);
+  server.connect(input, output);
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  cleanups.push(() => mock.close());
+  cleanups.push(() => server.shutdown());
+  cleanups.push(() => expect(turnViolations(log.messages)).toEqual([]));
+  let id = 0;
+  const request = (method: string, params: object) => {
+    const requestId = ++id;
+    input.write(JSON.stringify({ id: requestId, method, params }) + "\n");
+    return log.response(requestId);
+  };
+  await request("initialize", { clientInfo: { name: "inproc", version: "1" } });
+  return { log, request, mock };
+}
+
+function callTo(name: string) {
+  return { items: [{ type: "function_call" as const, name, arguments: {}, callId: "call_1" }] };
+}
+
+describe("turn invariants", () => {
+  it("a tool that throws fails the turn, which still completes exactly once", async () => {
+    const broken: Tool = {
+      spec: { kind: "function", name: "broken", description: "throws", parameters: { type: "object", properties: {} } },
+      run: async () => {
+        throw new Error("tool exploded");
+      },
+    };
+    const { log, request } = await serve([callTo("broken")], [broken]);
+    const thread = await request("thread/start", {});
+    const threadId = thread.result.thread.id;
+    await request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const completed = await log.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("failed");
+    expect(completed.params.turn.error.message).toBe("internal error: tool exploded");
+    const next = await request("turn/start", { threadId, input: [{ type: "text", text: "Again." }] });
+    expect(next.error).toBeUndefined();
+    await log.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === next.result.turn.id);
+  });
+
+  it("interrupt answers at once while a tool ignores the abort, and a second interrupt does not hang", async () => {
+    let release!: () => void;
+    const stuck: Tool = {
+      spec: { kind: "function", name: "stuck", description: "never returns", parameters: { type: "object", properties: {} } },
+      run: () => new Promise<string>((resolve) => (release = () => resolve("late"))),
+    };
+    const { log, request, mock } = await serve([callTo("stuck")], [stuck]);
+    const threadId = (await request("thread/start", {})).result.thread.id;
+    const turn = await request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    await mock.waitForRequests(1);
+    await log.waitFor((m) => m.method === "thread/tokenUsage/updated");
+    const turnId = turn.result.turn.id;
+    const [first, second] = await Promise.all([
+      request("turn/interrupt", { threadId, turnId }),
+      request("turn/interrupt", { threadId, turnId }),
+    ]);
+    expect(first.result).toEqual({});
+    expect(second.error.message).toBe("no active turn to interrupt");
+    const completed = await log.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("interrupted");
+    release();
+    mock.push({ items: [{ type: "message", text: "fresh" }] });
+    const next = await request("turn/start", { threadId, input: [{ type: "text", text: "Next." }] });
+    const done = await log.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === next.result.turn.id);
+    expect(done.params.turn.status).toBe("completed");
+    const late = log.messages.filter((m) => m.params?.turnId === turnId && m.method === "item/completed");
+    expect(late).toHaveLength(1);
+  });
+});
