@@ -14,3 +14,10 @@ export function noRolloutFound(id: string): RpcError {
 export function invalidCursor(cursor: string): RpcError {
   return invalidRequest(`invalid cursor: ${cursor}`);
 }
+
+const UUID = /^(urn:uuid:)?\{?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\}?$/i;
+
+/** Thread ids are UUIDs; anything else is refused up front, as Codex does, instead of looked up. */
+export function checkThreadId(id: string): void {
+  if (!UUID.test(id)) throw invalidRequest(`invalid thread id: expected a UUID, found \`${id}\``);
+}

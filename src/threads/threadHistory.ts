@@ -22,8 +22,8 @@ export class ThreadHistory {
   preview = "";
   updatedAtMs: number;
   readonly turns: StoredTurn[] = [];
-  /** What the model has seen and said, replayed in full on every request. */
-  readonly modelItems: ConversationItem[] = [];
+  /** What the model has seen and said, by turn, replayed in full on every request. */
+  readonly modelEntries: Array<{ readonly turnId: string; readonly items: readonly ConversationItem[] }> = [];
   /** Token usage: the last model response and the running total over the thread. */
   tokenUsage: { last: TokenUsage; total: TokenUsage; turnId: string } | null = null;
 
@@ -75,7 +75,7 @@ export class ThreadHistory {
         break;
       }
       case "model":
-        this.modelItems.push(...record.items);
+        this.modelEntries.push({ turnId: record.turnId, items: record.items });
         break;
       case "usage": {
         const total = this.tokenUsage ? addUsage(this.tokenUsage.total, record.usage) : record.usage;
@@ -91,6 +91,11 @@ export class ThreadHistory {
         break;
       }
     }
+  }
+
+  /** The model-visible history, in order. */
+  modelItems(): ConversationItem[] {
+    return this.modelEntries.flatMap((entry) => entry.items);
   }
 
   /** The wire view of the stored turns, each with all its items. */

@@ -20,7 +20,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { IdSource } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { SERVER_VERSION } from "../runtime/version.js";
-import { noRolloutFound, threadNotFound } from "./errors.js";
+import { checkThreadId, noRolloutFound, threadNotFound } from "./errors.js";
 import { listThreads, type ThreadPage } from "./listing.js";
 import { decodeOffsetCursor, encodeOffsetCursor } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
@@ -126,6 +126,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/resume`: loads a stored thread (or joins the loaded one), applies overrides, subscribes. */
   async resume(params: ThreadResumeParams, subscriber: S): Promise<Outcome<ThreadSessionResponse>> {
+    checkThreadId(params.threadId);
     let thread = this.loaded.get(params.threadId);
     if (!thread) {
       const stored = await this.options.store.read(params.threadId);
@@ -154,6 +155,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/fork`: a new thread with a copy of the source's history (up to `lastTurnId`). */
   async fork(params: ThreadForkParams, subscriber: S): Promise<Outcome<ThreadSessionResponse>> {
+    checkThreadId(params.threadId);
     const source = await this.history(params.threadId, noRolloutFound);
     const { clock, ids, config, serverCwd } = this.options;
     const settings = overrideSettings(source.settings, config, params, serverCwd);
@@ -171,6 +173,9 @@ export class ThreadManager<S extends object> {
     for (const turn of source.turns.slice(0, cut + 1)) {
       copied.push({ type: "turnStarted", at: turn.startedAtMs, turnId: turn.id });
       for (const item of turn.items) copied.push({ type: "item", at: turn.startedAtMs, turnId: turn.id, item });
+      for (const entry of source.modelEntries.filter((model) => model.turnId === turn.id)) {
+        copied.push({ type: "model", at: turn.startedAtMs, turnId: turn.id, items: [...entry.items] });
+      }
       const status = turn.status === "inProgress" ? "interrupted" : turn.status;
       copied.push({ type: "turnCompleted", at: turn.completedAtMs ?? at, turnId: turn.id, status, error: turn.error ?? null });
     }
@@ -190,6 +195,7 @@ export class ThreadManager<S extends object> {
    * Codex does.
    */
   async startTurn(params: TurnStartParams): Promise<Outcome<{ turn: Turn }>> {
+    checkThreadId(params.threadId);
     const thread = this.loaded.get(params.threadId);
     if (!thread) throw threadNotFound(params.threadId);
     this.checkInput(params.input);
@@ -223,6 +229,7 @@ export class ThreadManager<S extends object> {
 
   /** `turn/steer`: queues input for the running turn's next model call. */
   steerTurn(params: TurnSteerParams): { turnId: string } {
+    checkThreadId(params.threadId);
     const thread = this.loaded.get(params.threadId);
     if (!thread) throw threadNotFound(params.threadId);
     const turn = thread.active;
@@ -241,6 +248,7 @@ export class ThreadManager<S extends object> {
    * stream and tools are aborted and it completes `interrupted` without waiting for them.
    */
   interruptTurn(threadId: string, turnId: string): Outcome<Record<string, never>> {
+    checkThreadId(threadId);
     const thread = this.loaded.get(threadId);
     if (!thread) throw threadNotFound(threadId);
     const turn = thread.active;
@@ -271,7 +279,7 @@ export class ThreadManager<S extends object> {
           turnId: turn.id,
           settings: thread.history.settings,
           outputSchema,
-          history: thread.history.modelItems.slice(),
+          history: thread.history.modelItems(),
           input: turn,
           signal: turn.controller.signal,
           emit: turn.emit,
@@ -347,6 +355,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/read`: a loaded or stored thread, without loading it. */
   async read(threadId: string, includeTurns: boolean): Promise<Thread> {
+    checkThreadId(threadId);
     const thread = this.loaded.get(threadId);
     if (thread) return this.toThread(thread, includeTurns);
     const stored = await this.options.store.read(threadId);
@@ -364,6 +373,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/turns/list`: a page of a thread's turns, newest first by default. */
   async turns(params: ThreadTurnsListParams): Promise<{ data: Turn[]; nextCursor: string | null }> {
+    checkThreadId(params.threadId);
     const history = await this.history(params.threadId, threadNotFound);
     const ordered = params.sortDirection === "asc" ? [...history.turns] : [...history.turns].reverse();
     const start = params.cursor ? decodeOffsetCursor(params.cursor) : 0;
@@ -382,6 +392,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/archive`: unloads the thread and moves its file to `archived_sessions/`. */
   async archive(threadId: string, requester: S): Promise<Outcome<Record<string, never>>> {
+    checkThreadId(threadId);
     const summary = this.options.store.summary(threadId);
     if (!summary || summary.archived) throw noRolloutFound(threadId);
     const thread = this.loaded.get(threadId);
@@ -393,6 +404,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/unarchive`: moves the file back; the thread stays unloaded. */
   async unarchive(threadId: string, requester: S): Promise<Outcome<{ thread: Thread }>> {
+    checkThreadId(threadId);
     const summary = this.options.store.summary(threadId);
     if (!summary || !summary.archived) throw noRolloutFound(threadId);
     const thread = storedThread(await this.options.store.move(summary, false), []);
@@ -401,12 +413,14 @@ export class ThreadManager<S extends object> {
 
   /** `thread/name/set`: names a loaded or stored thread. */
   async setName(threadId: string, name: string, requester: S): Promise<Outcome<Record<string, never>>> {
+    checkThreadId(threadId);
     const told = await this.appendTo(threadId, { type: "name", at: this.options.clock.nowMs(), name }, requester);
     return { result: {}, after: () => this.options.emit(told, "thread/name/updated", { threadId, threadName: name }) };
   }
 
   /** `thread/metadata/update`: records git details of a loaded or stored thread. */
   async updateMetadata(threadId: string, gitInfo: GitInfo | null): Promise<Thread> {
+    checkThreadId(threadId);
     await this.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
     return this.read(threadId, false);
   }
@@ -421,6 +435,7 @@ export class ThreadManager<S extends object> {
 
   /** `thread/unsubscribe`: stops notifications to `subscriber`; an idle thread nobody watches unloads later. */
   unsubscribe(threadId: string, subscriber: S): "unsubscribed" | "notSubscribed" | "notLoaded" {
+    checkThreadId(threadId);
     const thread = this.loaded.get(threadId);
     if (!thread) return "notLoaded";
     if (!thread.subscribers.delete(subscriber)) return "notSubscribed";

@@ -175,6 +175,10 @@ describe("threads", () => {
     const named = await server.request("thread/name/set", { threadId: id, name: "x" });
     expect(named.error.message).toBe(`no rollout found for thread id ${id}`);
     expect((await server.request("thread/unsubscribe", { threadId: id })).result).toEqual({ status: "notLoaded" });
+    for (const method of ["thread/read", "thread/resume", "thread/turns/list", "turn/start", "turn/interrupt"]) {
+      const response = await server.request(method, { threadId: "not-a-uuid", turnId: "t", input: [] });
+      expect(response.error, method).toEqual({ code: -32600, message: "invalid thread id: expected a UUID, found `not-a-uuid`" });
+    }
   });
 
   it("stops notifying a client that unsubscribed, and notifies it again once it resumes", async () => {

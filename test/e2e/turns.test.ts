@@ -384,6 +384,33 @@ describe("turns", () => {
     expect(texts.slice(-3)).toEqual(["Remember 42.", "Remember 42.", "What was it?"]);
   });
 
+  it("forks with the model history up to a turn, then the fork and the source diverge", async () => {
+    const { server, mock } = await launch([
+      { items: [{ type: "message", text: "A1" }] },
+      { items: [{ type: "message", text: "A2" }] },
+      { items: [{ type: "message", text: "F3" }] },
+      { items: [{ type: "message", text: "S3" }] },
+    ]);
+    const source = await startThread(server);
+    const first = await runTurn(server, source, "Q1");
+    await runTurn(server, source, "Q2");
+    const forked = await server.request("thread/fork", { threadId: source, lastTurnId: first.turnId });
+    const fork = forked.result.thread.id;
+    expect(forked.result.thread.turns.map((turn: any) => turn.id)).toEqual([first.turnId]);
+    await runTurn(server, fork, "Q3 fork");
+    await runTurn(server, source, "Q3 source");
+    const texts = (index: number) =>
+      (mock.requests[index]!.body.input as any[]).map((item) => item.content?.[0]?.text).filter((text) => !text?.startsWith("<environment"));
+    expect(texts(2)).toEqual(["Q1", "A1", "Q3 fork"]);
+    expect(texts(3)).toEqual(["Q1", "A1", "Q2", "A2", "Q3 source"]);
+    const page = await server.request("thread/turns/list", { threadId: source, limit: 2 });
+    expect(page.result.data.map((turn: any) => turn.items.map((item: any) => item.text ?? item.content[0].text))).toEqual([
+      ["Q3 source", "S3"],
+      ["Q2", "A2"],
+    ]);
+    expect(page.result.nextCursor).not.toBeNull();
+  });
+
   it("shows a turn cut off by a kill as interrupted, and goes on", async () => {
     const home = tempDir("aas-home-");
     const mock = await startMockModel({ responses: [{ items: [{ type: "message", text: "never" }], hang: true }] });
