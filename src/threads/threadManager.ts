@@ -15,7 +15,8 @@ import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
 import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import { checkTurnInput } from "../agent/userInputs.js";
-import { ActiveTurn } from "./activeTurn.js";
+import { ActiveTurn, type TurnHost } from "./activeTurn.js";
+import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
 import type { Clock } from "../runtime/clock.js";
 import type { IdSource } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
@@ -26,7 +27,7 @@ import { decodeOffsetCursor, encodeOffsetCursor } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
 import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js";
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
-import { summarize, type ThreadStore, type ThreadSummary } from "./threadStore.js";
+import { summarize, type ThreadStore } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
 
 /** Sends a notification to some subscribers; the server layer builds and writes it. */
@@ -327,7 +328,7 @@ export class ThreadManager<S extends object> {
     this.scheduleUnload(threadId, thread);
   }
 
-  private turnHost(thread: LoadedThread<S>): import("./activeTurn.js").TurnHost {
+  private turnHost(thread: LoadedThread<S>): TurnHost {
     return {
       clock: this.options.clock,
       notify: (method, params) => this.options.emit(thread.subscribers, method, params),
@@ -597,47 +598,4 @@ export class ThreadManager<S extends object> {
     const wire = storedThread(summary, includeTurns ? thread.history.wireTurns() : [], thread.status);
     return { ...wire, ephemeral: thread.ephemeral, path: thread.path };
   }
-}
-
-/** A turn as `turn/start` returns it: in progress, nothing loaded yet. */
-function inProgressTurn(id: string): Turn {
-  return { id, rootTurnId: id, items: [], itemsView: "notLoaded", status: "inProgress", error: null, startedAt: null, completedAt: null, durationMs: null };
-}
-
-/** What a client is told about a failed turn. */
-function turnError(failure: unknown): TurnError {
-  if (failure instanceof ModelError) return { message: failure.message, codexErrorInfo: failure.info, additionalDetails: null };
-  const message = failure instanceof Error ? failure.message : String(failure);
-  return { message: `internal error: ${message}`, codexErrorInfo: "other", additionalDetails: null };
-}
-
-/** The wire Thread of an index entry. */
-function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatus = { type: "notLoaded" }): Thread {
-  return {
-    id: summary.id,
-    sessionId: summary.sessionId,
-    forkedFromId: summary.forkedFromId ?? null,
-    parentThreadId: null,
-    preview: summary.preview,
-    ephemeral: false,
-    modelProvider: summary.modelProvider,
-    model: summary.model,
-    reasoningEffort: summary.reasoningEffort ?? null,
-    createdAt: Math.floor(summary.createdAtMs / 1000),
-    updatedAt: Math.floor(summary.updatedAtMs / 1000),
-    recencyAt: Math.floor(summary.updatedAtMs / 1000),
-    status,
-    path: summary.path,
-    cwd: summary.cwd,
-    cliVersion: summary.cliVersion,
-    originator: summary.originator ?? null,
-    source: summary.source as Thread["source"],
-    threadSource: summary.threadSource ?? null,
-    agentNickname: null,
-    agentRole: null,
-    gitInfo: (summary.gitInfo as Thread["gitInfo"]) ?? null,
-    name: summary.name,
-    turns,
-    projectId: null,
-  };
 }

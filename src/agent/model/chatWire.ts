@@ -1,5 +1,5 @@
 import type { ConversationItem, ToolCall } from "../conversation.js";
-import type { ModelClient, ModelEvent, ModelRequest, ModelUsage, ToolSpec } from "./modelClient.js";
+import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
 import { openaiFor, toModelError } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
@@ -137,15 +137,13 @@ function toToolCall(call: PendingCall, fallbackId: string, customTools: Readonly
 }
 
 function toUsage(usage: NonNullable<ChatChunk["usage"]>): ModelUsage {
-  const inputTokens = usage.prompt_tokens ?? 0;
-  const outputTokens = usage.completion_tokens ?? 0;
-  return {
-    inputTokens,
-    cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    outputTokens,
-    reasoningOutputTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
-    totalTokens: usage.total_tokens ?? inputTokens + outputTokens,
-  };
+  return modelUsage({
+    input: usage.prompt_tokens,
+    cached: usage.prompt_tokens_details?.cached_tokens,
+    output: usage.completion_tokens,
+    reasoning: usage.completion_tokens_details?.reasoning_tokens,
+    total: usage.total_tokens,
+  });
 }
 
 function toFunction(tool: ToolSpec): unknown {

@@ -32,6 +32,25 @@ export interface ModelUsage {
   readonly totalTokens: number;
 }
 
+/** Usage from a wire's counts; a missing total is input plus output. */
+export function modelUsage(counts: {
+  readonly input?: number;
+  readonly cached?: number;
+  readonly output?: number;
+  readonly reasoning?: number;
+  readonly total?: number;
+}): ModelUsage {
+  const inputTokens = counts.input ?? 0;
+  const outputTokens = counts.output ?? 0;
+  return {
+    inputTokens,
+    cachedInputTokens: counts.cached ?? 0,
+    outputTokens,
+    reasoningOutputTokens: counts.reasoning ?? 0,
+    totalTokens: counts.total ?? inputTokens + outputTokens,
+  };
+}
+
 /** What a model stream yields, the same for every wire. */
 export type ModelEvent =
   | { readonly type: "messageStarted"; readonly id: string }

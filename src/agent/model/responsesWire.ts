@@ -1,5 +1,5 @@
 import type { ConversationItem } from "../conversation.js";
-import type { ModelClient, ModelEvent, ModelRequest, ModelUsage, ToolSpec } from "./modelClient.js";
+import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
 import { openaiFor, toModelError } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
@@ -169,15 +169,13 @@ function* fromOutputItem(item: OutputItem): Generator<ModelEvent> {
 
 function toUsage(usage: ResponsesUsage | null | undefined): ModelUsage | null {
   if (!usage) return null;
-  const inputTokens = usage.input_tokens ?? 0;
-  const outputTokens = usage.output_tokens ?? 0;
-  return {
-    inputTokens,
-    cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
-    outputTokens,
-    reasoningOutputTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
-    totalTokens: usage.total_tokens ?? inputTokens + outputTokens,
-  };
+  return modelUsage({
+    input: usage.input_tokens,
+    cached: usage.input_tokens_details?.cached_tokens,
+    output: usage.output_tokens,
+    reasoning: usage.output_tokens_details?.reasoning_tokens,
+    total: usage.total_tokens,
+  });
 }
 
 /** A history entry as Responses input (reasoning without encrypted content cannot be replayed statelessly). */

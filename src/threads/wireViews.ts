@@ -1,0 +1,47 @@
+import { ModelError } from "../agent/model/modelError.js";
+import type { ThreadStatus, Thread } from "../protocol/thread.js";
+import type { Turn, TurnError } from "../protocol/turn.js";
+import type { ThreadSummary } from "./threadStore.js";
+
+/** A turn as `turn/start` returns it: in progress, nothing loaded yet. */
+export function inProgressTurn(id: string): Turn {
+  return { id, rootTurnId: id, items: [], itemsView: "notLoaded", status: "inProgress", error: null, startedAt: null, completedAt: null, durationMs: null };
+}
+
+/** What a client is told about a failed turn. */
+export function turnError(failure: unknown): TurnError {
+  if (failure instanceof ModelError) return { message: failure.message, codexErrorInfo: failure.info, additionalDetails: null };
+  const message = failure instanceof Error ? failure.message : String(failure);
+  return { message: `internal error: ${message}`, codexErrorInfo: "other", additionalDetails: null };
+}
+
+/** The wire Thread of an index entry. */
+export function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatus = { type: "notLoaded" }): Thread {
+  return {
+    id: summary.id,
+    sessionId: summary.sessionId,
+    forkedFromId: summary.forkedFromId ?? null,
+    parentThreadId: null,
+    preview: summary.preview,
+    ephemeral: false,
+    modelProvider: summary.modelProvider,
+    model: summary.model,
+    reasoningEffort: summary.reasoningEffort ?? null,
+    createdAt: Math.floor(summary.createdAtMs / 1000),
+    updatedAt: Math.floor(summary.updatedAtMs / 1000),
+    recencyAt: Math.floor(summary.updatedAtMs / 1000),
+    status,
+    path: summary.path,
+    cwd: summary.cwd,
+    cliVersion: summary.cliVersion,
+    originator: summary.originator ?? null,
+    source: summary.source as Thread["source"],
+    threadSource: summary.threadSource ?? null,
+    agentNickname: null,
+    agentRole: null,
+    gitInfo: (summary.gitInfo as Thread["gitInfo"]) ?? null,
+    name: summary.name,
+    turns,
+    projectId: null,
+  };
+}
