@@ -85,7 +85,8 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
 
   let inputs = job.input.take();
   for (;;) {
-    for (const input of inputs) {
+    // An empty input adds nothing (Codex sends no userMessage item for it) but still runs the model.
+    for (const input of inputs.filter((pending) => pending.content.length > 0)) {
       const item: ThreadItem = { type: "userMessage", id: input.id, clientId: input.clientId, content: input.content.map(withTextElements) };
       await job.emit({ type: "itemStarted", item });
       await job.emit({ type: "itemCompleted", item });

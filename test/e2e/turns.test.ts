@@ -196,6 +196,15 @@ describe("turns", () => {
     expect(server.messages.filter((m) => m.method === "thread/tokenUsage/updated")).toHaveLength(2);
   });
 
+  it("runs a turn with empty input without a userMessage item, as Codex does", async () => {
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "ok" }] }]);
+    const threadId = await startThread(server);
+    const { turnId, completed } = await runTurn(server, threadId, "", { input: [] });
+    expect(completed.params.turn.status).toBe("completed");
+    expect(sequence(server, turnId)).not.toContain("item/started:userMessage");
+    expect(mock.requests).toHaveLength(1);
+  });
+
   it("answers an unknown tool with `unsupported call` and goes on", async () => {
     const { server, mock } = await launch([
       { items: [{ type: "function_call", name: "teleport", arguments: {}, callId: "call_x" }] },
