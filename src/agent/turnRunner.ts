@@ -6,12 +6,15 @@ import { BASE_INSTRUCTIONS } from "./baseInstructions.js";
 import type { ConversationItem, ToolCall } from "./conversation.js";
 import { environmentContext } from "./environmentContext.js";
 import { modelClientFor } from "./model/clientFor.js";
-import type { ModelClient, ModelEvent, ModelRequest } from "./model/modelClient.js";
+import type { ModelClient, ModelEvent, ModelRequest, ModelUsage } from "./model/modelClient.js";
 import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
-import type { ToolRegistry } from "./tools/tool.js";
+import type { ToolContext, ToolRegistry } from "./tools/tool.js";
+import type { ApprovalAsker } from "./approvals.js";
+import { ExecSessions } from "./exec/processSession.js";
+import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
 
@@ -56,6 +59,9 @@ export interface TurnJob {
   readonly input: TurnInputQueue;
   readonly signal: AbortSignal;
   readonly emit: TurnEmitter;
+  readonly ask: ApprovalAsker;
+  /** What the user accepted for the rest of the thread; shared by the thread's turns. */
+  readonly sessionApprovals: Set<string>;
 }
 
 /** What the runner needs besides the job. */
@@ -63,6 +69,10 @@ export interface TurnRunnerDeps {
   readonly config: Config;
   readonly env: NodeJS.ProcessEnv;
   readonly tools: ToolRegistry;
+  /** The server's home (kept read-only for sandboxed commands). */
+  readonly home: string;
+  /** Tells clients about a problem once per server. */
+  readonly warnOnce: (summary: string, details: string) => void;
   /** Builds the model client for a provider (tests and embedders may substitute their own). */
   readonly clientFor?: (provider: ProviderSettings) => ModelClient;
 }
@@ -83,6 +93,41 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     await job.emit({ type: "history", items });
   };
 
+  const sessions = new ExecSessions();
+  const killAll = (): void => sessions.killAll();
+  job.signal.addEventListener("abort", killAll, { once: true });
+  const toolContext: ToolContext = {
+    threadId: job.threadId,
+    turnId: job.turnId,
+    cwd: job.settings.cwd,
+    settings: job.settings,
+    signal: job.signal,
+    emit: job.emit,
+    ask: job.ask,
+    sessionApprovals: job.sessionApprovals,
+    sessions,
+    diff: new TurnDiff(),
+    environment: { config: deps.config, env: deps.env, home: deps.home, warnOnce: deps.warnOnce },
+  };
+  try {
+    await loop(job, deps, client, provider, context, history, record, toolContext);
+  } finally {
+    // Commands still running when the turn ends (sessions nobody polled) end with it.
+    job.signal.removeEventListener("abort", killAll);
+    sessions.killAll();
+  }
+}
+
+async function loop(
+  job: TurnJob,
+  deps: TurnRunnerDeps,
+  client: ModelClient,
+  provider: ProviderSettings,
+  context: ConversationItem[],
+  history: ConversationItem[],
+  record: (items: ConversationItem[]) => Promise<void>,
+  toolContext: ToolContext,
+): Promise<void> {
   let inputs = job.input.take();
   for (;;) {
     // An empty input adds nothing (Codex sends no userMessage item for it) but still runs the model.
@@ -104,15 +149,15 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       outputSchema: job.outputSchema,
       promptCacheKey: job.threadId,
     };
-    const calls = await sampleWithRetries(client, request, provider, job, record);
+    const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
     for (const call of calls) {
       const tool = deps.tools.get(call.name);
-      const output = tool
-        ? await tool.run(call, { threadId: job.threadId, turnId: job.turnId, cwd: job.settings.cwd, signal: job.signal, emit: job.emit })
-        : `unsupported call: ${call.name}`;
+      const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
       job.signal.throwIfAborted();
       await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
     }
+    // Codex reports a response's usage once its tool calls are done.
+    if (usage) await job.emit({ type: "usage", usage });
     inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
     if (calls.length === 0 && inputs.length === 0) return;
   }
@@ -128,12 +173,12 @@ async function sampleWithRetries(
   provider: ProviderSettings,
   job: TurnJob,
   record: (items: ConversationItem[]) => Promise<void>,
-): Promise<ToolCall[]> {
+): Promise<{ calls: ToolCall[]; usage: ModelUsage | null }> {
   for (let retry = 0; ; retry++) {
     const attempt = new ResponseAttempt(job, record);
     try {
       for await (const event of sample(client, request, provider, job.signal)) await attempt.handle(event);
-      return attempt.calls;
+      return { calls: attempt.calls, usage: attempt.usage };
     } catch (error) {
       if (job.signal.aborted) throw job.signal.reason;
       await attempt.abandon();
@@ -160,6 +205,7 @@ async function sampleWithRetries(
 /** One streamed model response: turns model events into items, history entries and usage. */
 class ResponseAttempt {
   readonly calls: ToolCall[] = [];
+  usage: ModelUsage | null = null;
   private readonly open = new Map<string, ThreadItem>();
 
   constructor(
@@ -217,7 +263,7 @@ class ResponseAttempt {
         this.calls.push(event.call);
         return;
       case "completed":
-        if (event.usage) await job.emit({ type: "usage", usage: event.usage });
+        this.usage = event.usage;
         return;
     }
   }

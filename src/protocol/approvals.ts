@@ -18,6 +18,8 @@ export const CommandExecutionRequestApprovalParams = z.object({
   commandActions: z.array(CommandAction).nullable().optional(),
   proposedExecpolicyAmendment: z.array(z.string()).nullable().optional(),
   proposedNetworkPolicyAmendments: z.array(NetworkPolicyAmendment).nullable().optional(),
+  /** Advisory: the decisions this request offers (Codex sends it; every decision is accepted). */
+  availableDecisions: z.array(z.lazy(() => CommandExecutionApprovalDecision)).nullable().optional(),
 });
 export type CommandExecutionRequestApprovalParams = z.infer<typeof CommandExecutionRequestApprovalParams>;
 

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
-import { ClientConnection, type ConnectionHost } from "./connection.js";
+import { ClientConnection, validateAnswer, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { initializeHandler } from "./handlers/initialize.js";
 import { RequestScheduler } from "./requestScheduler.js";
@@ -53,6 +53,7 @@ export class AppServer implements ConnectionHost {
   private readonly store: ThreadStore;
   private readonly connections = new Set<ClientConnection>();
   private stopping: Promise<void> | undefined;
+  private readonly warned = new Set<string>();
 
   constructor(private readonly options: AppServerOptions) {
     this.logger = options.logger;
@@ -66,7 +67,26 @@ export class AppServer implements ConnectionHost {
       logger: this.logger,
       serverCwd: options.cwd ?? process.cwd(),
       unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
-      agent: { env: options.env ?? process.env, tools: new ToolRegistry(options.tools ?? builtInTools()) },
+      agent: {
+        env: options.env ?? process.env,
+        tools: new ToolRegistry(options.tools ?? builtInTools()),
+        home: options.home,
+        warnOnce: (summary, details) => this.warnOnce(summary, details),
+      },
+      requests: {
+        open: (recipients, method, params) => {
+          const to = [...recipients];
+          const { id, response } = this.serverRequests.open(to, method);
+          for (const connection of to) connection.sendRequest(id, method, params);
+          // Nobody to ask is an answer too: never wait on a request no client was sent.
+          if (to.length === 0) this.serverRequests.withdraw(id, "no client is subscribed to this thread");
+          return { id, answer: response.then((result) => validateAnswer(method, result)) };
+        },
+        replay: (id, method, params, recipient) => {
+          if (this.serverRequests.addOwner(id, recipient)) recipient.sendRequest(id, method, params);
+        },
+        withdraw: (id, reason) => this.serverRequests.withdraw(id, reason),
+      },
       emit: (recipients, method, params) => {
         const notification = createNotification(this.clock, method, params);
         for (const connection of recipients) void connection.notify(notification);
@@ -110,6 +130,15 @@ export class AppServer implements ConnectionHost {
       this.connections.clear();
     })();
     return this.stopping;
+  }
+
+  /** Sends a `configWarning` to every client, once per summary for the life of the server. */
+  private warnOnce(summary: string, details: string): void {
+    if (this.warned.has(summary)) return;
+    this.warned.add(summary);
+    this.logger.warn({ details }, summary);
+    const notification = createNotification(this.clock, "configWarning", { summary, details });
+    for (const connection of this.connections) void connection.notify(notification);
   }
 
   private createHandlers(): HandlerTable {

@@ -117,16 +117,15 @@ export class ClientConnection {
     method: M,
     params: ServerRequestParams<M>,
   ): Promise<ServerRequestResult<M>> {
-    const { id, response } = this.host.serverRequests.open(this, method);
-    if (this.inputClosed || this.outputClosed) this.host.serverRequests.withdraw(id, "connection closed");
+    const { id, response } = this.host.serverRequests.open([this], method);
+    this.sendRequest(id, method, params);
+    return validateAnswer(method, await response);
+  }
+
+  /** Writes a server → client request whose id the broker allocated; withdrawn if this client is gone. */
+  sendRequest<M extends ServerRequestMethod>(id: number, method: M, params: ServerRequestParams<M>): void {
+    if (this.inputClosed || this.outputClosed) this.host.serverRequests.dropOwner(this, "connection closed");
     else void this.writer.write({ jsonrpc: "2.0", id, method, params } as RequestMessage);
-    const result = await response;
-    const schema: z.ZodType = serverRequests[method].result;
-    const parsed = schema.safeParse(result);
-    if (!parsed.success) {
-      throw rpcError(ErrorCode.InvalidParams, `invalid response to ${method}: ${parsed.error.issues[0]?.message}`);
-    }
-    return parsed.data as ServerRequestResult<M>;
   }
 
   /** Registers a listener for the end of the client's input (EOF or a read error). */
@@ -250,4 +249,14 @@ export class ClientConnection {
       log: (message: string) => this.logger.debug(message),
     };
   }
+}
+
+/** A client's answer to server request `method`, checked against its schema. */
+export function validateAnswer<M extends ServerRequestMethod>(method: M, result: unknown): ServerRequestResult<M> {
+  const schema: z.ZodType = serverRequests[method].result;
+  const parsed = schema.safeParse(result);
+  if (!parsed.success) {
+    throw rpcError(ErrorCode.InvalidParams, `invalid response to ${method}: ${parsed.error.issues[0]?.message}`);
+  }
+  return parsed.data as ServerRequestResult<M>;
 }

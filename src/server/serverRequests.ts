@@ -3,7 +3,8 @@ import { rpcError } from "../protocol/errors.js";
 import { ErrorCode } from "../protocol/jsonrpc.js";
 
 interface PendingRequest {
-  readonly owner: object;
+  /** The connections that were sent the request; it is withdrawn when the last one goes away. */
+  readonly owners: Set<object>;
   readonly method: string;
   resolve(result: unknown): void;
   reject(error: Error): void;
@@ -11,20 +12,27 @@ interface PendingRequest {
 
 /**
  * Server → client requests across all connections: ids come from one process-wide counter starting
- * at 0 (as in Codex), and each response settles its request exactly once, whichever connection
- * sent it; later or unknown responses are ignored.
+ * at 0 (as in Codex), and each request is settled exactly once: by the first response, whichever
+ * connection sent it, or by withdrawal. Later or unknown responses are ignored.
  */
 export class ServerRequestBroker {
   private nextId = 0;
   private readonly pending = new Map<number, PendingRequest>();
 
-  /** Allocates an id and the promise of the client's answer; `owner` is the connection asked. */
-  open(owner: object, method: string): { id: number; response: Promise<unknown> } {
+  /** Allocates an id and the promise of the answer; `owners` are the connections asked. */
+  open(owners: Iterable<object>, method: string): { id: number; response: Promise<unknown> } {
     const id = this.nextId++;
     const response = new Promise<unknown>((resolve, reject) => {
-      this.pending.set(id, { owner, method, resolve, reject });
+      this.pending.set(id, { owners: new Set(owners), method, resolve, reject });
     });
     return { id, response };
+  }
+
+  /** One more connection was sent request `id` (a client resumed the thread); false if it is settled. */
+  addOwner(id: number, owner: object): boolean {
+    const request = this.pending.get(id);
+    request?.owners.add(owner);
+    return request !== undefined;
   }
 
   /** Settles the request a client response answers; false if no request is waiting on that id. */
@@ -49,10 +57,10 @@ export class ServerRequestBroker {
     request.reject(rpcError(ErrorCode.InternalError, reason));
   }
 
-  /** Fails every request still waiting on a connection that went away. */
+  /** A connection went away: requests nobody else was sent are withdrawn. */
   dropOwner(owner: object, reason: string): void {
     for (const [id, request] of this.pending) {
-      if (request.owner === owner) this.withdraw(id, reason);
+      if (request.owners.delete(owner) && request.owners.size === 0) this.withdraw(id, reason);
     }
   }
 }

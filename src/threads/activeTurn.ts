@@ -2,7 +2,14 @@ import type { ConversationItem } from "../agent/conversation.js";
 import type { TurnEvent } from "../agent/turnEvents.js";
 import type { PendingInput } from "../agent/turnRunner.js";
 import type { ThreadItem } from "../protocol/items.js";
-import type { ServerNotificationMethod, ServerNotificationParams } from "../protocol/methods.js";
+import type {
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+} from "../protocol/methods.js";
+import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import type { Clock } from "../runtime/clock.js";
 import type { ThreadRecord } from "./records.js";
@@ -13,7 +20,26 @@ export interface TurnHost {
   write(record: ThreadRecord, durable: boolean): Promise<void>;
   /** Notifies `thread/tokenUsage/updated` after a usage record was written. */
   usageRecorded(turnId: string): void;
+  /** Sends a request to the thread's subscribers; the answer is the first response. */
+  request<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): OpenRequest<M>;
+  /** Withdraws an unanswered request. */
+  withdraw(id: number): void;
+  /** The thread waits on the client (or no longer does): `activeFlags: ["waitingOnApproval"]`. */
+  setWaiting(waiting: boolean): void;
   readonly clock: Clock;
+}
+
+/** A request sent to the client and the promise of its validated answer. */
+export interface OpenRequest<M extends ServerRequestMethod> {
+  readonly id: number;
+  readonly answer: Promise<ServerRequestResult<M>>;
+}
+
+/** A request still waiting for its answer, as it can be replayed to a client that resumes the thread. */
+export interface PendingRequest {
+  readonly id: number;
+  readonly method: ServerRequestMethod;
+  readonly params: ServerRequestParams<ServerRequestMethod>;
 }
 
 const ABORTED_NOTE =
@@ -32,6 +58,9 @@ export class ActiveTurn {
   private lastAgentMessage: ThreadItem | null = null;
   private closed = false;
   private ended = false;
+  private readonly requests = new Map<number, PendingRequest>();
+  /** Requests withdrawn when the turn ended; `serverRequest/resolved` for them follows `turn/completed`. */
+  withdrawn: number[] = [];
 
   constructor(
     readonly id: string,
@@ -103,6 +132,53 @@ export class ActiveTurn {
     }
   };
 
+  /** Requests still waiting for an answer. */
+  pendingRequests(): PendingRequest[] {
+    return [...this.requests.values()];
+  }
+
+  /** Asks the client to approve a tool's action; resolves to the decision (`failed` when none came). */
+  readonly ask = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (this.ended) return "failed";
+    const base = {
+      threadId: this.threadId,
+      turnId: this.id,
+      itemId: request.itemId,
+      startedAtMs: this.open.get(request.itemId)?.startedAtMs ?? this.host.clock.nowMs(),
+      reason: request.reason,
+    };
+    const open =
+      request.kind === "command"
+        ? this.trackRequest("item/commandExecution/requestApproval", {
+            ...base,
+            kind: "command" as const,
+            command: request.command,
+            cwd: request.cwd,
+            commandActions: [...request.commandActions],
+            proposedExecpolicyAmendment: request.proposedAmendment ? [...request.proposedAmendment] : null,
+            availableDecisions: [
+              "accept",
+              "acceptForSession",
+              ...(request.proposedAmendment ? [{ acceptWithExecpolicyAmendment: { execpolicy_amendment: [...request.proposedAmendment] } }] : []),
+              "decline",
+              "cancel",
+            ],
+          })
+        : this.trackRequest("item/fileChange/requestApproval", { ...base, grantRoot: request.grantRoot });
+    let decision: ApprovalDecision;
+    try {
+      const answer = (await open.answer) as { decision: unknown };
+      decision = toDecision(answer.decision);
+    } catch {
+      decision = "failed";
+    }
+    if (this.requests.delete(open.id) && !this.ended) {
+      this.host.notify("serverRequest/resolved", { threadId: this.threadId, requestId: open.id });
+      if (this.requests.size === 0) this.host.setWaiting(false);
+    }
+    return decision;
+  };
+
   /**
    * Ends the turn once: completes open items, stores the outcome and returns the Turn for
    * `turn/completed`; null when it had already ended.
@@ -111,10 +187,18 @@ export class ActiveTurn {
     if (this.ended) return null;
     this.ended = true;
     this.closed = true;
+    const awaitingApproval = new Set([...this.requests.values()].map((request) => (request.params as { itemId: string }).itemId));
+    this.withdrawn = [...this.requests.keys()];
+    this.requests.clear();
+    for (const id of this.withdrawn) this.host.withdraw(id);
     const partial: ConversationItem[] = [];
     for (const item of [...this.open.values()]) {
       if (item.type === "agentMessage" && item.text) partial.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.text }] });
-      await this.complete(item);
+      // A tool cut short did not finish: never ran if it waited for approval, failed if it was running.
+      const status = awaitingApproval.has(item.id) ? "declined" : "failed";
+      if (item.type === "commandExecution") await this.complete({ ...item, status, exitCode: item.exitCode ?? (status === "failed" ? -1 : null) });
+      else if (item.type === "fileChange") await this.complete({ ...item, status });
+      else await this.complete(item);
     }
     const at = this.host.clock.nowMs();
     if (status === "interrupted") partial.push({ type: "message", role: "user", content: [{ type: "input_text", text: ABORTED_NOTE }] });
@@ -132,6 +216,14 @@ export class ActiveTurn {
       completedAt: Math.floor(at / 1000),
       durationMs: at - this.startedAtMs,
     };
+  }
+
+  private trackRequest<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): OpenRequest<M> {
+    // Codex's order: the thread says it is waiting, then the request goes out.
+    if (this.requests.size === 0) this.host.setWaiting(true);
+    const open = this.host.request(method, params);
+    this.requests.set(open.id, { id: open.id, method, params: params as ServerRequestParams<ServerRequestMethod> });
+    return open;
   }
 
   private async complete(item: ThreadItem): Promise<void> {
@@ -163,4 +255,14 @@ export class ActiveTurn {
       }
     }
   }
+}
+
+/** Reduces a client's decision to what tools act on; an execpolicy amendment counts as "for the session". */
+function toDecision(decision: unknown): ApprovalDecision {
+  if (decision === "accept" || decision === "acceptForSession" || decision === "decline" || decision === "cancel") return decision;
+  if (typeof decision === "object" && decision !== null) {
+    if ("acceptWithExecpolicyAmendment" in decision) return "acceptForSession";
+    if ("applyNetworkPolicyAmendment" in decision) return "accept";
+  }
+  return "failed";
 }

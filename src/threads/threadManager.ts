@@ -1,5 +1,10 @@
 import type { Config } from "../config/schema.js";
-import type { ServerNotificationMethod, ServerNotificationParams } from "../protocol/methods.js";
+import type {
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+} from "../protocol/methods.js";
 import type { GitInfo, Thread, ThreadStatus } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
@@ -15,7 +20,7 @@ import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
 import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import { checkTurnInput } from "../agent/userInputs.js";
-import { ActiveTurn, type TurnHost } from "./activeTurn.js";
+import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
 import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
 import type { Clock } from "../runtime/clock.js";
 import type { IdSource } from "../runtime/ids.js";
@@ -37,6 +42,14 @@ export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
   params: ServerNotificationParams<M>,
 ) => void;
 
+/** Sends server → client requests to subscribers; the server layer owns ids and connections. */
+export interface ClientRequester<S> {
+  open<M extends ServerRequestMethod>(recipients: Iterable<S>, method: M, params: ServerRequestParams<M>): OpenRequest<M>;
+  /** Sends a still-pending request to one more recipient (a client that resumed the thread). */
+  replay(id: number, method: ServerRequestMethod, params: ServerRequestParams<ServerRequestMethod>, recipient: S): void;
+  withdraw(id: number, reason: string): void;
+}
+
 /** A result plus the notifications that must follow the response to it. */
 export interface Outcome<R> {
   readonly result: R;
@@ -51,6 +64,7 @@ export interface ThreadManagerOptions<S> {
   readonly ids: IdSource;
   readonly logger: Logger;
   readonly emit: ThreadEmitter<S>;
+  readonly requests: ClientRequester<S>;
   /** The directory relative `cwd`s resolve against. */
   readonly serverCwd: string;
   /** How long an idle thread nobody is subscribed to stays loaded (ms). */
@@ -69,6 +83,8 @@ interface LoadedThread<S> {
   /** Connections that unsubscribed: told when the thread unloads, as Codex does. */
   readonly former: Set<S>;
   unloadTimer?: NodeJS.Timeout;
+  /** What the user accepted for the rest of this thread's life in memory (`acceptForSession`). */
+  readonly sessionApprovals: Set<string>;
   /** The running turn, until it starts ending. */
   active?: ActiveTurn;
   /** Settles when the last turn has fully ended (its `turn/completed` sent); the next turn waits for it. */
@@ -141,6 +157,7 @@ export class ThreadManager<S extends object> {
         subscribers: new Set(),
         former: new Set(),
         ending: Promise.resolve(),
+        sessionApprovals: new Set(),
       };
       this.loaded.set(params.threadId, thread);
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
@@ -150,7 +167,12 @@ export class ThreadManager<S extends object> {
     const loaded = thread;
     return {
       result: this.sessionResponse(thread, !params.excludeTurns),
-      after: () => this.replayTokenUsage(loaded, [subscriber]),
+      after: () => {
+        this.replayTokenUsage(loaded, [subscriber]);
+        for (const pending of loaded.active?.pendingRequests() ?? []) {
+          this.options.requests.replay(pending.id, pending.method, pending.params, subscriber);
+        }
+      },
     };
   }
 
@@ -284,6 +306,8 @@ export class ThreadManager<S extends object> {
           input: turn,
           signal: turn.controller.signal,
           emit: turn.emit,
+          ask: turn.ask,
+          sessionApprovals: thread.sessionApprovals,
         },
         { ...this.options.agent, config: this.options.config },
       );
@@ -325,6 +349,7 @@ export class ThreadManager<S extends object> {
     this.options.emit(thread.subscribers, "thread/status/changed", { threadId, status: thread.status });
     if (status === "failed" && error) this.options.emit(thread.subscribers, "error", { threadId, turnId: turn.id, error, willRetry: false });
     this.options.emit(thread.subscribers, "turn/completed", { threadId, turn: final });
+    for (const requestId of turn.withdrawn) this.options.emit(thread.subscribers, "serverRequest/resolved", { threadId, requestId });
     this.scheduleUnload(threadId, thread);
   }
 
@@ -334,6 +359,13 @@ export class ThreadManager<S extends object> {
       notify: (method, params) => this.options.emit(thread.subscribers, method, params),
       write: (record, durable) => this.write(thread, record, durable),
       usageRecorded: () => this.replayTokenUsage(thread, thread.subscribers),
+      request: (method, params) => this.options.requests.open(thread.subscribers, method, params),
+      withdraw: (id) => this.options.requests.withdraw(id, "the turn ended"),
+      setWaiting: (waiting) => {
+        if (thread.status.type !== "active") return;
+        thread.status = { type: "active", activeFlags: waiting ? ["waitingOnApproval"] : [] };
+        this.options.emit(thread.subscribers, "thread/status/changed", { threadId: thread.history.identity.id, status: thread.status });
+      },
     };
   }
 
@@ -485,6 +517,7 @@ export class ThreadManager<S extends object> {
       subscribers: new Set(),
       former: new Set(),
       ending: Promise.resolve(),
+      sessionApprovals: new Set(),
     };
     if (!ephemeral) {
       const { path, writer } = await this.options.store.create(record);

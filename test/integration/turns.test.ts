@@ -75,15 +75,19 @@ describe("turn invariants", () => {
 
   it("interrupt answers at once while a tool ignores the abort, and a second interrupt does not hang", async () => {
     let release!: () => void;
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
     const stuck: Tool = {
       spec: { kind: "function", name: "stuck", description: "never returns", parameters: { type: "object", properties: {} } },
-      run: () => new Promise<string>((resolve) => (release = () => resolve("late"))),
+      run: () => {
+        entered();
+        return new Promise<string>((resolve) => (release = () => resolve("late")));
+      },
     };
     const { log, request, mock } = await serve([callTo("stuck")], [stuck]);
     const threadId = (await request("thread/start", {})).result.thread.id;
     const turn = await request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
-    await mock.waitForRequests(1);
-    await log.waitFor((m) => m.method === "thread/tokenUsage/updated");
+    await running;
     const turnId = turn.result.turn.id;
     const [first, second] = await Promise.all([
       request("turn/interrupt", { threadId, turnId }),

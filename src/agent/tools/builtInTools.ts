@@ -1,7 +1,16 @@
+import { applyPatchTool } from "./applyPatch.js";
+import { execCommandTool, shellCommandTool, shellTool, writeStdinTool } from "./shellTools.js";
 import type { Tool } from "./tool.js";
 import { updatePlanTool } from "./updatePlan.js";
 
-/** The tools every thread offers the model. */
+/** The tools every thread offers the model (as Codex 0.169), plus the older shell tools, run when called. */
 export function builtInTools(): Tool[] {
-  return [updatePlanTool];
+  return [
+    execCommandTool,
+    writeStdinTool,
+    applyPatchTool,
+    updatePlanTool,
+    { ...shellTool, hidden: true },
+    { ...shellCommandTool, hidden: true },
+  ];
 }

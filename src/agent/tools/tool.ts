@@ -1,20 +1,45 @@
 import type { ToolCall } from "../conversation.js";
 import type { ToolSpec } from "../model/modelClient.js";
+import type { Config } from "../../config/schema.js";
+import type { ApprovalAsker } from "../approvals.js";
+import type { ExecSessions } from "../exec/processSession.js";
+import type { TurnDiff } from "../patch/turnDiff.js";
+import type { TurnSettings } from "../turnRunner.js";
 import type { TurnEmitter } from "../turnEvents.js";
+
+/** What tools share across the server: config, environment, the home to protect, one-time warnings. */
+export interface ToolEnvironment {
+  readonly config: Config;
+  readonly env: NodeJS.ProcessEnv;
+  readonly home: string;
+  /** Tells clients about a problem once per server (a `configWarning`). */
+  warnOnce(summary: string, details: string): void;
+}
 
 /** What a tool may use while it runs. */
 export interface ToolContext {
   readonly threadId: string;
   readonly turnId: string;
   readonly cwd: string;
+  readonly settings: TurnSettings;
   /** Aborted when the turn is interrupted; tools stop promptly. */
   readonly signal: AbortSignal;
   readonly emit: TurnEmitter;
+  readonly ask: ApprovalAsker;
+  /** Commands and paths the user accepted for the rest of the thread (`acceptForSession`). */
+  readonly sessionApprovals: Set<string>;
+  /** Commands this turn started; killed when it ends. */
+  readonly sessions: ExecSessions;
+  /** The turn's file changes, for `turn/diff/updated`. */
+  readonly diff: TurnDiff;
+  readonly environment: ToolEnvironment;
 }
 
 /** A tool the model can call. */
 export interface Tool {
   readonly spec: ToolSpec;
+  /** Run when called but not offered (tools older models were trained on). */
+  readonly hidden?: boolean;
   /** Runs one call and returns the text the model gets back; throwing is a bug and fails the turn. */
   run(call: ToolCall, context: ToolContext): Promise<string>;
 }
@@ -29,7 +54,7 @@ export class ToolRegistry {
 
   /** Specs to offer in a model request. */
   specs(): ToolSpec[] {
-    return [...this.byName.values()].map((tool) => tool.spec);
+    return [...this.byName.values()].filter((tool) => !tool.hidden).map((tool) => tool.spec);
   }
 
   /** The tool called `name`, if offered. */

@@ -1,0 +1,32 @@
+import type { CommandAction } from "../protocol/items.js";
+
+/** What a tool asks the client to approve before it acts. */
+export type ApprovalRequest =
+  | {
+      readonly kind: "command";
+      readonly itemId: string;
+      readonly command: string;
+      readonly cwd: string;
+      readonly commandActions: readonly CommandAction[];
+      readonly reason: string | null;
+      /** The argv prefix a client could allow from now on. */
+      readonly proposedAmendment: readonly string[] | null;
+    }
+  | { readonly kind: "fileChange"; readonly itemId: string; readonly reason: string | null; readonly grantRoot: string | null };
+
+/**
+ * The client's answer, reduced to what a tool acts on: `failed` is an error response, an unknown
+ * decision, or a request withdrawn because nobody can answer it.
+ */
+export type ApprovalDecision = "accept" | "acceptForSession" | "decline" | "cancel" | "failed";
+
+/** Asks the client; resolves once someone answers or the request is withdrawn. */
+export type ApprovalAsker = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** The user chose `cancel`: the tool's item is declined and the turn ends interrupted. */
+export class TurnCancelled extends Error {
+  constructor() {
+    super("the user cancelled the turn from an approval request");
+    this.name = "TurnCancelled";
+  }
+}

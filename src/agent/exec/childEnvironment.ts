@@ -1,0 +1,32 @@
+import type { Config } from "../../config/schema.js";
+
+type Policy = NonNullable<Config["shell_environment_policy"]>;
+
+// Codex's `shell_environment_policy` defaults: variables that look like secrets are dropped.
+const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*"];
+const CORE = new Set(["HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "TERM"]);
+
+function matcher(patterns: readonly string[]): (name: string) => boolean {
+  const regexes = patterns.map(
+    (pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i"),
+  );
+  return (name) => regexes.some((regex) => regex.test(name));
+}
+
+/**
+ * The environment a command gets, as Codex's `shell_environment_policy`: start from all, core or
+ * no variables (`inherit`), drop secrets (`*KEY*`, `*SECRET*`, `*TOKEN*`) unless
+ * `ignore_default_excludes`, drop `exclude` patterns, keep only `include_only` patterns, add `set`.
+ */
+export function childEnvironment(policy: Policy | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
+  const inherit = policy?.inherit ?? "all";
+  const excluded = matcher([...(policy?.ignore_default_excludes ? [] : DEFAULT_EXCLUDES), ...(policy?.exclude ?? [])]);
+  const included = policy?.include_only?.length ? matcher(policy.include_only) : () => true;
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || inherit === "none" || (inherit === "core" && !CORE.has(name))) continue;
+    if (excluded(name) || !included(name)) continue;
+    result[name] = value;
+  }
+  return { ...result, ...policy?.set };
+}

@@ -1,0 +1,159 @@
+import { execa, type ResultPromise } from "execa";
+import { StringDecoder } from "node:string_decoder";
+
+/** How a command ended. */
+export interface ProcessExit {
+  /** Exit code; -1 when a signal ended it or it could not start. */
+  readonly exitCode: number;
+  /** Why it could not start, when it could not. */
+  readonly spawnError: string | null;
+}
+
+// What the item keeps of a command's output: the first and last halves of this many characters.
+const ITEM_OUTPUT_CAP = 1024 * 1024;
+
+/**
+ * One running command in its own process group: output (stdout and stderr, as they come) is kept
+ * for the item and handed out in chunks for polling, stdin stays open for `write_stdin`, and
+ * `kill` ends the whole group.
+ */
+export class ProcessSession {
+  readonly exited: Promise<ProcessExit>;
+  readonly startedAtMs = Date.now();
+  private readonly child: ResultPromise;
+  private output = "";
+  private dropped = 0;
+  private unread = "";
+  private exit: ProcessExit | null = null;
+
+  constructor(
+    readonly id: number,
+    argv: readonly string[],
+    options: { cwd: string; env: Record<string, string>; onOutput: (delta: string) => void },
+  ) {
+    this.child = execa(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: false,
+      detached: true,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: false,
+      reject: false,
+      cleanup: false,
+    });
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      const decoder = new StringDecoder("utf8");
+      stream?.on("data", (chunk: Buffer) => {
+        const text = decoder.write(chunk);
+        if (!text) return;
+        this.append(text);
+        options.onOutput(text);
+      });
+    }
+    this.child.stdin?.on("error", () => undefined);
+    this.exited = this.child.then(
+      (result) => {
+        const exitCode = typeof result.exitCode === "number" ? result.exitCode : -1;
+        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.shortMessage ?? "could not start") : null;
+        return (this.exit = { exitCode, spawnError });
+      },
+      (error: unknown) => (this.exit = { exitCode: -1, spawnError: String(error) }),
+    );
+  }
+
+  /** The OS process id, as a string for the item. */
+  get pid(): string | null {
+    return this.child.pid === undefined ? null : String(this.child.pid);
+  }
+
+  /** The exit, once it happened. */
+  get exitStatus(): ProcessExit | null {
+    return this.exit;
+  }
+
+  /** Everything printed so far (capped: head and tail kept). */
+  get aggregatedOutput(): string {
+    return this.dropped === 0 ? this.output : `${this.output.slice(0, ITEM_OUTPUT_CAP / 2)}\n[… ${this.dropped} characters omitted …]\n${this.output.slice(ITEM_OUTPUT_CAP / 2)}`;
+  }
+
+  /** Output printed since the last call. */
+  takeUnread(): string {
+    const text = this.unread;
+    this.unread = "";
+    return text;
+  }
+
+  /** Resolves true once the process exited, false after `ms` (or when `signal` aborts). */
+  async waitExit(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (this.exit) return true;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+      onAbort = () => resolve(false);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.exited.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Writes to the process's stdin. */
+  write(chars: string): void {
+    if (!this.exit) this.child.stdin?.write(chars);
+  }
+
+  /** Kills the process and everything it started (its process group). */
+  kill(): void {
+    if (this.exit || this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+      this.child.kill("SIGKILL");
+    }
+  }
+
+  private append(text: string): void {
+    this.unread += text;
+    this.output += text;
+    if (this.output.length > ITEM_OUTPUT_CAP) {
+      const excess = this.output.length - ITEM_OUTPUT_CAP;
+      // Keep the head; drop from the middle so the tail stays current.
+      this.output = this.output.slice(0, ITEM_OUTPUT_CAP / 2) + this.output.slice(ITEM_OUTPUT_CAP / 2 + excess);
+      this.dropped += excess;
+    }
+  }
+}
+
+/** The commands a turn started; all of them are killed when the turn ends. */
+export class ExecSessions {
+  private nextId = 1;
+  private readonly sessions = new Map<number, ProcessSession>();
+
+  /** Starts a command as a new session. */
+  start(argv: readonly string[], options: ConstructorParameters<typeof ProcessSession>[2]): ProcessSession {
+    const session = new ProcessSession(this.nextId++, argv, options);
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  /** A session the model may still poll (running, or exited with output not yet read). */
+  get(id: number): ProcessSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Forgets a session whose exit the model has seen. */
+  remove(id: number): void {
+    this.sessions.delete(id);
+  }
+
+  /** Kills every session still running. */
+  killAll(): void {
+    for (const session of this.sessions.values()) session.kill();
+  }
+}

@@ -1,0 +1,145 @@
+import path from "node:path";
+import type { ThreadItem } from "../../protocol/items.js";
+import { TurnCancelled } from "../approvals.js";
+import { heredocPatch } from "../patch/patchParser.js";
+import { applyPatch } from "../tools/applyPatch.js";
+import type { ToolContext } from "../tools/tool.js";
+import { childEnvironment } from "./childEnvironment.js";
+import { parseCommandActions } from "./commandActions.js";
+import { execOutputText, shellOutputText } from "./commandOutput.js";
+import { decideCommand } from "./commandPolicy.js";
+import { isKnownSafe } from "./safeCommands.js";
+import { bwrapArgv, networkAllowed, sandboxProblem, writableRoots } from "./sandbox.js";
+import { displayCommand, splitWords } from "./shellWords.js";
+
+/** A command the model asked for, from any of the shell tools. */
+export interface CommandRequest {
+  readonly callId: string;
+  readonly argv: readonly string[];
+  /** The shell script when the command is `bash -lc <script>`; it is what policies and parsing look at. */
+  readonly script: string;
+  readonly workdir: string;
+  readonly escalate: boolean;
+  readonly justification: string | null;
+  /** exec_command: return after this long and keep the process as a session. */
+  readonly yieldMs: number | null;
+  /** shell / shell_command: kill the process after this long. */
+  readonly timeoutMs: number | null;
+  readonly maxOutputTokens: number;
+}
+
+const DECLINED = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }';
+
+/**
+ * Runs a command as a `commandExecution` item: decides by policy whether to ask, asks, runs it
+ * (sandboxed with bubblewrap unless full access or approved escalation; never unsandboxed when the
+ * sandbox cannot start), streams its output, and returns the text for the model.
+ */
+export async function runCommand(request: CommandRequest, context: ToolContext): Promise<string> {
+  const patch = heredocPatch(request.script);
+  if (patch) return applyPatch(patch.patch, request.callId, path.resolve(request.workdir, patch.cd ?? "."), context);
+
+  const command = displayCommand(request.argv);
+  const base = {
+    type: "commandExecution" as const,
+    id: request.callId,
+    command,
+    cwd: request.workdir,
+    processId: null,
+    source: "agent" as const,
+    commandActions: parseCommandActions(request.script),
+  };
+  const finish = (fields: Partial<Extract<ThreadItem, { type: "commandExecution" }>> & { status: "completed" | "failed" | "declined" }) =>
+    context.emit({ type: "itemCompleted", item: { ...base, aggregatedOutput: null, exitCode: null, durationMs: null, ...fields } });
+
+  const sessionKey = `command:${command}`;
+  const decision = decideCommand(context.settings.approvalPolicy, context.settings.sandbox, {
+    escalate: request.escalate,
+    knownSafe: isKnownSafe(request.script),
+    acceptedForSession: context.sessionApprovals.has(sessionKey),
+  });
+  await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
+  if (decision.ask) {
+    // The first simple command of the script is the prefix a client could allow from now on.
+    const words = splitWords(request.script.split(/&&|\|\||[;|]/)[0] ?? "");
+    const answer = await context.ask({
+      kind: "command",
+      itemId: request.callId,
+      command,
+      cwd: request.workdir,
+      commandActions: base.commandActions,
+      reason: request.justification,
+      proposedAmendment: words && words.length > 0 ? words : null,
+    });
+    if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (answer === "decline" || answer === "cancel") {
+      await finish({ status: "declined" });
+      if (answer === "cancel") throw new TurnCancelled();
+      return DECLINED;
+    }
+    if (answer === "failed") {
+      await finish({ status: "failed" });
+      return "exec_command failed: the approval request got no valid answer, so the command was not run.";
+    }
+  }
+  context.signal.throwIfAborted();
+
+  let argv = request.argv;
+  if (decision.sandboxed) {
+    const bwrap = context.environment.config.bwrap_path ?? "bwrap";
+    const problem = await sandboxProblem(bwrap);
+    if (problem) {
+      context.environment.warnOnce("The command sandbox is unavailable", problem);
+      await finish({ status: "failed", aggregatedOutput: problem, exitCode: -1 });
+      return `exec_command failed: ${problem}`;
+    }
+    const roots = writableRoots(context.settings.sandbox, request.workdir, context.environment.home, context.environment.env)!;
+    argv = bwrapArgv(bwrap, roots, networkAllowed(context.settings.sandbox), request.workdir, request.argv);
+  }
+
+  const started = Date.now();
+  const session = context.sessions.start(argv, {
+    cwd: request.workdir,
+    env: childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
+    onOutput: (delta) =>
+      void context.emit({
+        type: "notify",
+        method: "item/commandExecution/outputDelta",
+        params: { threadId: context.threadId, turnId: context.turnId, itemId: request.callId, delta },
+      }),
+  });
+  // The item completes when the process exits, whether the model is still waiting on it or not.
+  const completion = session.exited.then((exit) =>
+    finish({
+      status: exit.exitCode === 0 ? "completed" : "failed",
+      processId: session.pid,
+      aggregatedOutput: exit.spawnError ?? session.aggregatedOutput,
+      exitCode: exit.exitCode,
+      durationMs: Date.now() - started,
+    }),
+  );
+
+  if (request.yieldMs !== null) {
+    const exited = await session.waitExit(request.yieldMs, context.signal);
+    context.signal.throwIfAborted();
+    if (exited) {
+      await completion;
+      context.sessions.remove(session.id);
+    }
+    return execOutputText({
+      wallMs: Date.now() - started,
+      exitCode: exited ? session.exitStatus!.exitCode : null,
+      sessionId: exited ? null : session.id,
+      output: session.takeUnread(),
+      maxTokens: request.maxOutputTokens,
+    });
+  }
+  const exited = await session.waitExit(request.timeoutMs ?? Number.MAX_SAFE_INTEGER, context.signal);
+  context.signal.throwIfAborted();
+  if (!exited) session.kill();
+  const exit = await session.exited;
+  await completion;
+  context.sessions.remove(session.id);
+  const output = session.takeUnread() + (exited ? "" : `\ncommand timed out after ${request.timeoutMs} ms`);
+  return shellOutputText({ wallMs: Date.now() - started, exitCode: exited ? exit.exitCode : 124, output, maxTokens: request.maxOutputTokens });
+}

@@ -1,0 +1,134 @@
+import path from "node:path";
+import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
+import { TurnCancelled } from "../approvals.js";
+import type { ToolCall } from "../conversation.js";
+import { isInside, writableRoots } from "../exec/sandbox.js";
+import { commitPatch, planPatch, realLocation, type PlannedChange } from "../patch/patchApply.js";
+import { parsePatch } from "../patch/patchParser.js";
+import type { Tool, ToolContext } from "./tool.js";
+
+// Codex's apply_patch grammar, offered as a freeform tool so models trained on Codex write it well.
+const GRAMMAR = String.raw`start: begin_patch hunk+ end_patch
+begin_patch: "*** Begin Patch" LF
+end_patch: "*** End Patch" LF?
+hunk: add_hunk | delete_hunk | update_hunk
+add_hunk: "*** Add File: " filename LF add_line+
+delete_hunk: "*** Delete File: " filename LF
+update_hunk: "*** Update File: " filename LF change_move? change?
+filename: /(.+)/
+add_line: "+" /(.*)/ LF -> line
+change_move: "*** Move to: " filename LF
+change: (change_context | change_line)+ eof_line?
+change_context: ("@@" | "@@ " /(.+)/) LF
+change_line: ("+" | "-" | " ") /(.*)/ LF
+eof_line: "*** End of File" LF
+%import common.LF`;
+
+const DESCRIPTION =
+  "Edits files with a patch. Send the whole patch: '*** Begin Patch', then for each file '*** Add File: <path>' " +
+  "(lines prefixed with +), '*** Delete File: <path>', or '*** Update File: <path>' (optionally '*** Move to: <path>') " +
+  "followed by changes that start with '@@' (optionally '@@ <a line to find first>') and lines prefixed with ' ' " +
+  "(context), '-' (remove) or '+' (add); end with '*** End Patch'. Paths are relative to the working directory.";
+
+/** `apply_patch`: freeform on the Responses wire (the chat wire sends it as a function with `input`). */
+export const applyPatchTool: Tool = {
+  spec: { kind: "custom", name: "apply_patch", description: DESCRIPTION, format: { syntax: "lark", definition: GRAMMAR } },
+  async run(call: ToolCall, context: ToolContext): Promise<string> {
+    let patch = call.type === "custom_tool_call" ? call.input : call.arguments;
+    if (call.type === "function_call") {
+      try {
+        const parsed = JSON.parse(call.arguments) as { input?: unknown; patch?: unknown };
+        patch = String(parsed.input ?? parsed.patch ?? "");
+      } catch {
+        // Not JSON: the model sent the patch itself.
+      }
+    }
+    return applyPatch(patch, call.callId, context.cwd, context);
+  },
+};
+
+/**
+ * Applies a patch as a `fileChange` item: parse and verify everything first, ask when policy says
+ * so, then write all of it (or nothing). Returns the text the model gets back.
+ */
+export async function applyPatch(patch: string, itemId: string, cwd: string, context: ToolContext): Promise<string> {
+  const item = (changes: FileUpdateChange[], status: "inProgress" | "completed" | "failed" | "declined"): ThreadItem => ({
+    type: "fileChange",
+    id: itemId,
+    changes,
+    status,
+  });
+  let planned: PlannedChange[];
+  try {
+    planned = await planPatch(parsePatch(patch), cwd);
+  } catch (error) {
+    await context.emit({ type: "itemStarted", item: item([], "inProgress") });
+    await context.emit({ type: "itemCompleted", item: item([], "failed") });
+    return `apply_patch verification failed: ${(error as Error).message}`;
+  }
+  const changes = planned.map(toWireChange);
+  await context.emit({ type: "itemStarted", item: item(changes, "inProgress") });
+
+  const outside = await pathsOutsideWritableRoots(planned, cwd, context);
+  const policy = context.settings.approvalPolicy;
+  const sessionKey = `patch:${planned.map((change) => change.movePath ?? change.path).sort().join("\n")}`;
+  const mustAsk = (policy === "untrusted" || outside.length > 0) && !context.sessionApprovals.has(sessionKey);
+  if (mustAsk && policy === "never") {
+    await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
+    return `apply_patch rejected: writing ${outside.join(", ")} is outside the writable roots, and the approval policy is never.`;
+  }
+  if (mustAsk) {
+    const reason = outside.length > 0 ? `The patch writes outside the writable roots: ${outside.join(", ")}` : null;
+    const decision = await context.ask({ kind: "fileChange", itemId, reason, grantRoot: null });
+    if (decision === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (decision === "decline" || decision === "cancel") {
+      await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
+      if (decision === "cancel") throw new TurnCancelled();
+      return "apply_patch was rejected by the user; the files were not changed.";
+    }
+    if (decision === "failed") {
+      await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
+      return "apply_patch failed: the approval request got no valid answer; the files were not changed.";
+    }
+  }
+  context.signal.throwIfAborted();
+  try {
+    await commitPatch(planned);
+  } catch (error) {
+    await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
+    return `apply_patch failed: ${(error as Error).message}`;
+  }
+  for (const change of planned) {
+    context.diff.record(change.path, change.before, change.movePath && change.movePath !== change.path ? null : change.after);
+    if (change.movePath && change.movePath !== change.path) context.diff.record(change.movePath, null, change.after);
+  }
+  await context.emit({ type: "itemCompleted", item: item(changes, "completed") });
+  await context.emit({
+    type: "notify",
+    method: "turn/diff/updated",
+    params: { threadId: context.threadId, turnId: context.turnId, diff: context.diff.render() },
+  });
+  const summary = planned.map((change) => `${change.kind === "add" ? "A" : change.kind === "delete" ? "D" : "M"} ${path.relative(cwd, change.movePath ?? change.path) || change.path}`);
+  return `Success. Updated the following files:\n${summary.join("\n")}\n`;
+}
+
+function toWireChange(change: PlannedChange): FileUpdateChange {
+  const kind =
+    change.kind === "update" ? { type: "update" as const, move_path: change.movePath } : { type: change.kind };
+  return { path: change.path, kind, diff: change.diff };
+}
+
+/** The paths a patch would write that the sandbox policy does not allow (symlinks resolved). */
+async function pathsOutsideWritableRoots(planned: readonly PlannedChange[], cwd: string, context: ToolContext): Promise<string[]> {
+  const roots = writableRoots(context.settings.sandbox, cwd, context.environment.home, context.environment.env);
+  if (!roots) return [];
+  const realRoots = await Promise.all(roots.roots.map(realLocation));
+  const realProtected = await Promise.all(roots.protectedPaths.map(realLocation));
+  const outside: string[] = [];
+  for (const target of planned.flatMap((change) => [change.path, ...(change.movePath ? [change.movePath] : [])])) {
+    const real = await realLocation(target);
+    const writable = realRoots.some((root) => isInside(real, root)) && !realProtected.some((protectedPath) => isInside(real, protectedPath));
+    if (!writable) outside.push(target);
+  }
+  return outside;
+}
