@@ -18,6 +18,7 @@ import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
+import { TurnCancelled } from "../agent/approvals.js";
 import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import { checkTurnInput } from "../agent/userInputs.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
@@ -312,7 +313,7 @@ export class ThreadManager<S extends object> {
         { ...this.options.agent, config: this.options.config },
       );
     } catch (failure) {
-      if (turn.controller.signal.aborted) {
+      if (turn.controller.signal.aborted || failure instanceof TurnCancelled) {
         status = "interrupted";
       } else {
         status = "failed";

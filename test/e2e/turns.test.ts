@@ -1,88 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { describe, expect, it } from "vitest";
+import { startMockModel } from "../../src/testing/index.js";
 import { ServerProcess } from "../support/serverProcess.js";
-import { turnViolations } from "../support/turnInvariants.js";
-
-interface ProviderOptions {
-  wire?: "responses" | "chat";
-  requestRetries?: number;
-  streamRetries?: number;
-  idleMs?: number;
-}
-
-const mocks: MockModel[] = [];
-const dirs: string[] = [];
-const servers: ServerProcess[] = [];
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) expect(turnViolations(server.messages), "turn lifecycle").toEqual([]);
-  await Promise.all(mocks.splice(0).map((mock) => mock.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
-
-/** The `-c` flags the peer harness gives `codex app-server`, pointing at the mock. */
-function providerArgs(url: string, options: ProviderOptions = {}): string[] {
-  const table = [
-    `name="mock"`,
-    `base_url="${url}"`,
-    `wire_api="${options.wire ?? "responses"}"`,
-    `request_max_retries=${options.requestRetries ?? 0}`,
-    `stream_max_retries=${options.streamRetries ?? 0}`,
-    ...(options.idleMs ? [`stream_idle_timeout_ms=${options.idleMs}`] : []),
-  ];
-  return ["-c", `model_provider="mock"`, "-c", `model_providers.mock={${table.join(",")}}`, "-c", `model="gpt-5.5"`];
-}
-
-async function launch(
-  responses: MockResponseInput[],
-  options: ProviderOptions & { home?: string; env?: NodeJS.ProcessEnv; mock?: MockModel } = {},
-): Promise<{ server: ServerProcess; mock: MockModel }> {
-  const mock = options.mock ?? (await startMockModel({ responses }));
-  if (!options.mock) mocks.push(mock);
-  const server = ServerProcess.start({
-    home: options.home,
-    args: ["app-server", ...providerArgs(mock.url, options), "-c", `approval_policy="never"`],
-    env: { OPENAI_API_KEY: "", ...options.env },
-  });
-  servers.push(server);
-  await server.initialize();
-  return { server, mock };
-}
-
-async function startThread(server: ServerProcess, params: object = {}): Promise<string> {
-  const response = await server.request("thread/start", { cwd: tempDir("aas-ws-"), ...params });
-  expect(response.error).toBeUndefined();
-  return response.result.thread.id;
-}
-
-/** Starts a turn and resolves with its id and its `turn/completed`. */
-async function runTurn(server: ServerProcess, threadId: string, text: string, extra: object = {}): Promise<{ turnId: string; completed: any }> {
-  const response = await server.request("turn/start", { threadId, input: [{ type: "text", text }], ...extra });
-  expect(response.error).toBeUndefined();
-  const turnId = response.result.turn.id;
-  const completed = await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, `turn/completed of ${turnId}`);
-  return { turnId, completed };
-}
-
-/** The notifications of one turn, condensed to `method` or `method:itemType`. */
-function sequence(server: ServerProcess, turnId: string): string[] {
-  return server.messages
-    .filter((m) => m.method && (m.params?.turnId === turnId || m.params?.turn?.id === turnId || m.method === "thread/status/changed"))
-    .map((m) => (m.params?.item ? `${m.method}:${m.params.item.type}` : m.method));
-}
-
-function collapse(list: string[]): string[] {
-  return list.filter((entry, index) => entry !== list[index - 1]);
-}
+import { collapse, launch, mocks, runTurn, sequence, servers, startThread, tempDir } from "../support/turnHarness.js";
 
 describe("turns", () => {
   it("streams a text answer in Codex's order, response first", async () => {

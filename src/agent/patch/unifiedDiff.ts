@@ -66,8 +66,8 @@ function lcsOps(a: string[], b: string[]): Op[] {
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) ops.push({ kind: " ", text: a[i]!, oldIndex: i++, newIndex: j++ });
-    else if (j < m && (i === n || table[i * (m + 1) + j + 1]! >= table[(i + 1) * (m + 1) + j]!)) ops.push({ kind: "+", text: b[j]!, oldIndex: i, newIndex: j++ });
-    else ops.push({ kind: "-", text: a[i]!, oldIndex: i++, newIndex: j });
+    else if (i < n && (j === m || table[(i + 1) * (m + 1) + j]! >= table[i * (m + 1) + j + 1]!)) ops.push({ kind: "-", text: a[i]!, oldIndex: i++, newIndex: j });
+    else ops.push({ kind: "+", text: b[j]!, oldIndex: i, newIndex: j++ });
   }
   return ops;
 }

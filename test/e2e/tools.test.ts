@@ -1,0 +1,402 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { MockResponseInput } from "../../src/testing/index.js";
+import { ServerProcess } from "../support/serverProcess.js";
+import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
+
+const bwrapAvailable = (() => {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "--", "true"], { stdio: "ignore" });
+    return true;
+  } catch {
+    process.stderr.write("\n!!! bubblewrap (bwrap) is not usable here: sandbox tests are SKIPPED. !!!\n\n");
+    return false;
+  }
+})();
+
+/** A model response that runs `cmd` with exec_command, then one that answers `text`. */
+function execThen(cmd: string, extra: Record<string, unknown> = {}, text = "Done."): MockResponseInput[] {
+  return [
+    { items: [{ type: "exec", cmd, callId: "call_1", ...extra }] },
+    { items: [{ type: "message", text }] },
+  ];
+}
+
+function lastToolOutput(body: Record<string, unknown>): string {
+  const outputs = (body.input as any[]).filter((item) => item.type === "function_call_output" || item.type === "custom_tool_call_output");
+  return outputs.at(-1)?.output ?? "";
+}
+
+function completedItem(server: ServerProcess, type: string): any {
+  return server.messages.find((m) => m.method === "item/completed" && m.params.item.type === type)?.params.item;
+}
+
+async function approvalRequest(server: ServerProcess, kind = "item/commandExecution/requestApproval"): Promise<any> {
+  return server.waitFor((m) => m.method === kind && m.id !== undefined, kind);
+}
+
+const escalated = { sandbox_permissions: "require_escalated", justification: "Needs to write" };
+
+describe("commands", () => {
+  it("runs a command and streams its output into a commandExecution item, output back to the model", async () => {
+    const { server, mock } = await launch(execThen("echo hello; echo oops >&2; exit 3"), { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    const { completed } = await runTurn(server, threadId, "Run it.");
+    expect(completed.params.turn.status).toBe("completed");
+    const item = completedItem(server, "commandExecution");
+    expect(item).toMatchObject({ id: "call_1", command: "/bin/bash -lc 'echo hello; echo oops >&2; exit 3'", status: "failed", exitCode: 3 });
+    expect(item.aggregatedOutput).toContain("hello\n");
+    expect(item.aggregatedOutput).toContain("oops\n");
+    expect(typeof item.durationMs).toBe("number");
+    const deltas = server.messages.filter((m) => m.method === "item/commandExecution/outputDelta").map((m) => m.params.delta).join("");
+    expect(deltas).toContain("hello");
+    const output = lastToolOutput(mock.requests[1]!.body);
+    expect(output).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: [\d.]+ seconds\nProcess exited with code 3\nOriginal token count: \d+\nOutput:\n/);
+  });
+
+  it("drops secrets from the command's environment", async () => {
+    const { server, mock } = await launch(execThen("echo key=$MY_API_KEY plain=$PLAIN_VALUE"), {
+      sandbox: "danger-full-access",
+      env: { MY_API_KEY: "sk-secret", PLAIN_VALUE: "visible" },
+    });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Env.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("key= plain=visible");
+  });
+
+  it("accept: asks for an escalated command, runs it after the answer, and tells the model", async () => {
+    const { server, mock } = await launch(execThen("touch approved.txt && echo hi", escalated), { approval: "on-request", sandbox: "workspace-write" });
+    const cwd = tempDir("aas-ws-");
+    const threadId = await startThread(server, { cwd });
+    const turn = await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    expect(request.params).toMatchObject({ threadId, turnId: turn.result.turn.id, itemId: "call_1", reason: "Needs to write", cwd, command: "/bin/bash -lc 'touch approved.txt && echo hi'" });
+    expect(existsSync(path.join(cwd, "approved.txt"))).toBe(false);
+    const waiting = server.messages.filter((m) => m.method === "thread/status/changed").at(-1);
+    expect(waiting.params.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    server.send({ id: request.id, result: { decision: "accept" } });
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(existsSync(path.join(cwd, "approved.txt"))).toBe(true);
+    expect(server.messages.find((m) => m.method === "serverRequest/resolved").params).toEqual({ threadId, requestId: request.id });
+    expect(completedItem(server, "commandExecution")).toMatchObject({ status: "completed", exitCode: 0, aggregatedOutput: "hi\n" });
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("Process exited with code 0");
+  });
+
+  it("acceptForSession: the same command is not asked again in the thread", async () => {
+    const { server } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "echo once", callId: "call_1", ...escalated }] },
+        { items: [{ type: "exec", cmd: "echo once", callId: "call_2", ...escalated }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { approval: "on-request", sandbox: "workspace-write" },
+    );
+    const threadId = await startThread(server);
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    server.send({ id: request.id, result: { decision: "acceptForSession" } });
+    await server.waitFor((m) => m.method === "turn/completed");
+    expect(server.messages.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(1);
+    const items = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
+    expect(items.map((m) => m.params.item.status)).toEqual(["completed", "completed"]);
+  });
+
+  it("decline: the item is declined, nothing runs, and the turn goes on with the refusal", async () => {
+    const { server, mock } = await launch(execThen("touch declined.txt", escalated, "OK, not run."), { approval: "on-request", sandbox: "workspace-write" });
+    const cwd = tempDir("aas-ws-");
+    const threadId = await startThread(server, { cwd });
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    server.send({ id: request.id, result: { decision: "decline" } });
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(completedItem(server, "commandExecution").status).toBe("declined");
+    expect(existsSync(path.join(cwd, "declined.txt"))).toBe(false);
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("rejected by user");
+  });
+
+  it("cancel: the item is declined and the turn ends interrupted", async () => {
+    const { server, mock } = await launch(execThen("touch x", escalated), { approval: "on-request", sandbox: "workspace-write" });
+    const threadId = await startThread(server);
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    server.send({ id: request.id, result: { decision: "cancel" } });
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(completedItem(server, "commandExecution").status).toBe("declined");
+    expect(mock.requests).toHaveLength(1);
+  });
+
+  it("an error response fails the item and the turn goes on", async () => {
+    const { server, mock } = await launch(execThen("touch x", escalated), { approval: "on-request", sandbox: "workspace-write" });
+    const threadId = await startThread(server);
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    server.send({ id: request.id, error: { code: -32000, message: "client broke" } });
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(completedItem(server, "commandExecution").status).toBe("failed");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("approval request got no valid answer");
+  });
+
+  it("a client that closes mid-approval: no hang, the turn is interrupted, nothing ran", async () => {
+    const { server } = await launch(execThen("touch late.txt", escalated), { approval: "on-request", sandbox: "workspace-write" });
+    const cwd = tempDir("aas-ws-");
+    const threadId = await startThread(server, { cwd });
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    await approvalRequest(server);
+    expect((await server.closeStdin()).code).toBe(0);
+    expect(server.messages.filter((m) => m.method === "turn/completed")).toHaveLength(1);
+    expect(["failed", "declined"]).toContain(completedItem(server, "commandExecution").status);
+    expect(existsSync(path.join(cwd, "late.txt"))).toBe(false);
+  });
+
+  it("untrusted: a known-safe command runs without asking, another is asked", async () => {
+    const { server } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "ls -la", callId: "call_ls" }] },
+        { items: [{ type: "exec", cmd: "touch made.txt", callId: "call_touch" }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { approval: "untrusted", sandbox: "workspace-write" },
+    );
+    const threadId = await startThread(server);
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const request = await approvalRequest(server);
+    expect(request.params.itemId).toBe("call_touch");
+    server.send({ id: request.id, result: { decision: "accept" } });
+    await server.waitFor((m) => m.method === "turn/completed");
+    expect(server.messages.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(1);
+  });
+
+  it("a long command returns after yield_time_ms; write_stdin reaches it; it completes when it exits", async () => {
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "read line; echo got:$line", callId: "call_1", yield_time_ms: 300 }] },
+        { items: [{ type: "function_call", name: "write_stdin", arguments: { session_id: 1, chars: "hello\n", yield_time_ms: 5000 }, callId: "call_2" }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { sandbox: "danger-full-access" },
+    );
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("Process running with session ID 1");
+    const second = lastToolOutput(mock.requests[2]!.body);
+    expect(second).toContain("Process exited with code 0");
+    expect(second).toContain("got:hello");
+    expect(completedItem(server, "commandExecution")).toMatchObject({ status: "completed", exitCode: 0 });
+  });
+
+  it("kills a session still running when the turn ends", async () => {
+    const marker = `sleep 3${Date.now() % 1000}.5`;
+    const { server } = await launch(execThen(marker, { yield_time_ms: 250 }), { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    const item = completedItem(server, "commandExecution");
+    expect(item.status).toBe("failed");
+    expect(processesMatching(marker)).toEqual([]);
+  });
+
+  it("interrupt kills a running command and its children", async () => {
+    const marker = `sleep 4${Date.now() % 1000}.5`;
+    const { server } = await launch(execThen(`${marker} & ${marker} & wait`, { yield_time_ms: 30000 }), { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    const turn = await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    await server.waitFor((m) => m.method === "item/started" && m.params.item.type === "commandExecution");
+    await waitUntil(() => processesMatching(marker).length === 2);
+    await server.request("turn/interrupt", { threadId, turnId: turn.result.turn.id });
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(completedItem(server, "commandExecution").status).toBe("failed");
+    await waitUntil(() => processesMatching(marker).length === 0);
+  });
+});
+
+describe.skipIf(!bwrapAvailable)("sandbox", () => {
+  it("workspace-write: a write inside the cwd works, outside it and in .git it does not", async () => {
+    const outside = tempDir("aas-outside-");
+    const { server } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "touch inside.txt", callId: "call_in" }] },
+        { items: [{ type: "exec", cmd: `touch ${outside}/escaped.txt`, callId: "call_out" }] },
+        { items: [{ type: "exec", cmd: "touch .git/config2", callId: "call_git" }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { approval: "never", sandbox: "workspace-write", env: { TMPDIR: "" } },
+    );
+    const cwd = tempDir("aas-ws-");
+    mkdirSync(path.join(cwd, ".git"));
+    // The temp dirs live under /tmp, itself a writable root unless excluded.
+    const threadId = await startThread(server, { cwd, config: { "sandbox_workspace_write.exclude_slash_tmp": true } });
+    await runTurn(server, threadId, "Go.");
+    const statuses = Object.fromEntries(
+      server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution").map((m) => [m.params.item.id, m.params.item.status]),
+    );
+    expect(statuses).toEqual({ call_in: "completed", call_out: "failed", call_git: "failed" });
+    expect(existsSync(path.join(cwd, "inside.txt"))).toBe(true);
+    expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
+    expect(existsSync(path.join(cwd, ".git", "config2"))).toBe(false);
+  });
+
+  it("workspace-write blocks the network; full access does not", async () => {
+    const probe = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+    const { server, mock } = await launch([], { approval: "never", sandbox: "workspace-write" });
+    const port = Number(new URL(mock.url).port);
+    mock.push(...execThen(probe(port)));
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(completedItem(server, "commandExecution").status).toBe("failed");
+    mock.push(...execThen(probe(port)));
+    await runTurn(server, threadId, "Again.", { sandboxPolicy: { type: "dangerFullAccess" } });
+    const items = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
+    expect(items.at(-1).params.item).toMatchObject({ status: "completed", aggregatedOutput: "connected\n" });
+  });
+
+  it("fails closed with a configWarning when bubblewrap cannot start", async () => {
+    const { server, mock } = await launch(execThen("touch never.txt"), { approval: "never", sandbox: "workspace-write", args: ["-c", `bwrap_path="/nonexistent/bwrap"`] });
+    const cwd = tempDir("aas-ws-");
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Go.");
+    expect(completedItem(server, "commandExecution").status).toBe("failed");
+    expect(existsSync(path.join(cwd, "never.txt"))).toBe(false);
+    const warning = server.messages.find((m) => m.method === "configWarning" && m.params.summary.includes("sandbox"));
+    expect(warning.params.details).toContain("bubblewrap");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("The sandbox is unavailable");
+  });
+});
+
+describe("apply_patch", () => {
+  const patch = [
+    "*** Begin Patch",
+    "*** Add File: hello.txt",
+    "+Hello from the patch",
+    "*** Update File: notes.md",
+    "@@",
+    " # Notes",
+    "-old line",
+    "+new line",
+    "*** Delete File: gone.txt",
+    "*** Update File: old/name.txt",
+    "*** Move to: new/name.txt",
+    "@@",
+    "-v1",
+    "+v2",
+    "*** End Patch",
+  ].join("\n");
+
+  function workspace(): string {
+    const cwd = tempDir("aas-ws-");
+    writeFileSync(path.join(cwd, "notes.md"), "# Notes\nold line\n");
+    writeFileSync(path.join(cwd, "gone.txt"), "bye\n");
+    mkdirSync(path.join(cwd, "old"));
+    writeFileSync(path.join(cwd, "old", "name.txt"), "v1\n");
+    return cwd;
+  }
+
+  it("adds, updates, deletes and moves, with a fileChange item and the turn's diff", async () => {
+    const { server, mock } = await launch([
+      { items: [{ type: "apply_patch", patch, callId: "call_p" }] },
+      { items: [{ type: "message", text: "ok" }] },
+    ], { approval: "on-request", sandbox: "workspace-write" });
+    const cwd = workspace();
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Patch.");
+    expect(readFileSync(path.join(cwd, "hello.txt"), "utf8")).toBe("Hello from the patch\n");
+    expect(readFileSync(path.join(cwd, "notes.md"), "utf8")).toBe("# Notes\nnew line\n");
+    expect(existsSync(path.join(cwd, "gone.txt"))).toBe(false);
+    expect(existsSync(path.join(cwd, "old", "name.txt"))).toBe(false);
+    expect(readFileSync(path.join(cwd, "new", "name.txt"), "utf8")).toBe("v2\n");
+    const item = completedItem(server, "fileChange");
+    expect(item.status).toBe("completed");
+    expect(item.changes.map((change: any) => [path.relative(cwd, change.path), change.kind])).toEqual([
+      ["hello.txt", { type: "add" }],
+      ["notes.md", { type: "update", move_path: null }],
+      ["gone.txt", { type: "delete" }],
+      [path.join("old", "name.txt"), { type: "update", move_path: path.join(cwd, "new", "name.txt") }],
+    ]);
+    expect(item.changes[1].diff).toBe("@@ -1,2 +1,2 @@\n # Notes\n-old line\n+new line\n");
+    expect(server.messages.some((m) => m.method === "item/fileChange/requestApproval")).toBe(false);
+    const diff = server.messages.find((m) => m.method === "turn/diff/updated").params.diff;
+    expect(diff).toContain(`diff --git a${path.join(cwd, "notes.md")} b${path.join(cwd, "notes.md")}`);
+    expect(diff).toContain("+Hello from the patch");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("Success. Updated the following files:");
+  });
+
+  it("asks before writing under a read-only sandbox, and writes nothing when declined", async () => {
+    const { server } = await launch([
+      { items: [{ type: "apply_patch", patch, callId: "call_p" }] },
+      { items: [{ type: "message", text: "ok" }] },
+    ], { approval: "on-request", sandbox: "read-only" });
+    const cwd = workspace();
+    const threadId = await startThread(server, { cwd });
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Patch." }] });
+    const request = await approvalRequest(server, "item/fileChange/requestApproval");
+    expect(request.params).toMatchObject({ threadId, itemId: "call_p" });
+    const started = server.messages.find((m) => m.method === "item/started" && m.params.item.type === "fileChange");
+    expect(server.messages.indexOf(started)).toBeLessThan(server.messages.indexOf(request));
+    server.send({ id: request.id, result: { decision: "decline" } });
+    await server.waitFor((m) => m.method === "turn/completed");
+    expect(completedItem(server, "fileChange").status).toBe("declined");
+    expect(existsSync(path.join(cwd, "hello.txt"))).toBe(false);
+    expect(readFileSync(path.join(cwd, "notes.md"), "utf8")).toBe("# Notes\nold line\n");
+  });
+
+  it("applies `apply_patch <<'EOF'` sent through the shell tool", async () => {
+    const heredoc = `apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: via-shell.txt\n+from heredoc\n*** End Patch\nEOF`;
+    const { server } = await launch(execThen(heredoc), { approval: "never", sandbox: "workspace-write" });
+    const cwd = tempDir("aas-ws-");
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Patch.");
+    expect(readFileSync(path.join(cwd, "via-shell.txt"), "utf8")).toBe("from heredoc\n");
+    expect(completedItem(server, "fileChange").status).toBe("completed");
+    expect(completedItem(server, "commandExecution")).toBeUndefined();
+  });
+
+  it("a patch that does not apply fails whole, with the reason, and touches nothing", async () => {
+    const bad = "*** Begin Patch\n*** Add File: first.txt\n+one\n*** Update File: notes.md\n@@\n-no such line\n+x\n*** End Patch";
+    const { server, mock } = await launch([
+      { items: [{ type: "apply_patch", patch: bad, callId: "call_p" }] },
+      { items: [{ type: "apply_patch", patch: "*** Begin Patch\n*** Frobnicate: x\n*** End Patch", callId: "call_q" }] },
+      { items: [{ type: "message", text: "ok" }] },
+    ], { approval: "never", sandbox: "workspace-write" });
+    const cwd = workspace();
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Patch.");
+    expect(existsSync(path.join(cwd, "first.txt"))).toBe(false);
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("no such line");
+    expect(lastToolOutput(mock.requests[2]!.body)).toContain("invalid patch: line 2");
+    const statuses = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "fileChange").map((m) => m.params.item.status);
+    expect(statuses).toEqual(["failed", "failed"]);
+  });
+
+  it("refuses a write that escapes the writable roots through a symlink", async () => {
+    const outside = tempDir("aas-outside-");
+    const { server, mock } = await launch([
+      { items: [{ type: "apply_patch", patch: "*** Begin Patch\n*** Add File: link/evil.txt\n+x\n*** End Patch", callId: "call_p" }] },
+      { items: [{ type: "message", text: "ok" }] },
+    ], { approval: "never", sandbox: "workspace-write", env: { TMPDIR: "" } });
+    const cwd = tempDir("aas-ws-");
+    symlinkSync(outside, path.join(cwd, "link"));
+    const threadId = await startThread(server, { cwd, config: { "sandbox_workspace_write.exclude_slash_tmp": true } });
+    await runTurn(server, threadId, "Patch.");
+    expect(existsSync(path.join(outside, "evil.txt"))).toBe(false);
+    expect(completedItem(server, "fileChange").status).toBe("failed");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("outside the writable roots");
+  });
+});
+
+function processesMatching(text: string): string[] {
+  const table = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
+  return table.split("\n").filter((line) => line.includes(text) && !line.includes("ps -eo"));
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
