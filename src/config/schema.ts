@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AskForApproval, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
+import { AskForApprovalInput, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
 
 /** A `[model_providers.<id>]` table, with Codex's keys. */
 export const ModelProviderConfig = z.looseObject({
@@ -58,7 +58,7 @@ export const Config = z.looseObject({
   model_reasoning_summary: ReasoningSummary.optional(),
   model_context_window: z.number().int().positive().optional(),
   model_auto_compact_token_limit: z.number().int().positive().optional(),
-  approval_policy: AskForApproval.optional(),
+  approval_policy: AskForApprovalInput.optional(),
   sandbox_mode: SandboxMode.optional(),
   sandbox_workspace_write: SandboxWorkspaceWriteConfig.optional(),
   shell_environment_policy: ShellEnvironmentPolicyConfig.optional(),

@@ -15,6 +15,15 @@ export const AskForApproval = z.union([
 ]);
 export type AskForApproval = z.infer<typeof AskForApproval>;
 
+// Older clients and docs still send these; Codex 0.169 rejects them, we read them as their successors.
+const APPROVAL_ALIASES: Readonly<Record<string, string>> = { "on-failure": "on-request", unlessTrusted: "untrusted" };
+
+/** `approvalPolicy` as clients send it: {@link AskForApproval}, or a legacy alias (`on-failure`, `unlessTrusted`). */
+export const AskForApprovalInput = z.preprocess(
+  (value) => (typeof value === "string" ? (APPROVAL_ALIASES[value] ?? value) : value),
+  AskForApproval,
+);
+
 /** Who reviews approval requests. */
 export const ApprovalsReviewer = z.enum(["user", "auto_review", "guardian_subagent"]);
 export type ApprovalsReviewer = z.infer<typeof ApprovalsReviewer>;

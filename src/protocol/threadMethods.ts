@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalsReviewer, AskForApproval, SandboxMode, SandboxPolicy } from "./policy.js";
+import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
 import { Thread } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
 
@@ -9,7 +9,7 @@ const ThreadSettingsOverrides = {
   modelProvider: z.string().nullable().optional(),
   serviceTier: z.string().nullable().optional(),
   cwd: z.string().nullable().optional(),
-  approvalPolicy: AskForApproval.nullable().optional(),
+  approvalPolicy: AskForApprovalInput.nullable().optional(),
   approvalsReviewer: ApprovalsReviewer.nullable().optional(),
   sandbox: SandboxMode.nullable().optional(),
   config: z.record(z.string(), z.unknown()).nullable().optional(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalsReviewer, AskForApproval, ReasoningEffort, ReasoningSummary, SandboxPolicy } from "./policy.js";
+import { ApprovalsReviewer, AskForApprovalInput, ReasoningEffort, ReasoningSummary, SandboxPolicy } from "./policy.js";
 import { Turn } from "./turn.js";
 import { UserInput } from "./userInput.js";
 
@@ -8,7 +8,7 @@ export const TurnStartParams = z.object({
   threadId: z.string(),
   input: z.array(UserInput),
   cwd: z.string().nullable().optional(),
-  approvalPolicy: AskForApproval.nullable().optional(),
+  approvalPolicy: AskForApprovalInput.nullable().optional(),
   approvalsReviewer: ApprovalsReviewer.nullable().optional(),
   sandboxPolicy: SandboxPolicy.nullable().optional(),
   model: z.string().nullable().optional(),

@@ -132,6 +132,11 @@ export class ActiveTurn {
     }
   };
 
+  /** Items started and not yet completed, as a client joining mid-turn needs them. */
+  openItems(): ThreadItem[] {
+    return [...this.open.values()];
+  }
+
   /** Requests still waiting for an answer. */
   pendingRequests(): PendingRequest[] {
     return [...this.requests.values()];

@@ -170,7 +170,12 @@ export class ThreadManager<S extends object> {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => {
         this.replayTokenUsage(loaded, [subscriber]);
-        for (const pending of loaded.active?.pendingRequests() ?? []) {
+        // A client joining mid-turn learns of the items in flight before their deltas and requests.
+        const active = loaded.active;
+        for (const item of active?.openItems() ?? []) {
+          this.options.emit([subscriber], "item/started", { threadId: params.threadId, turnId: active!.id, item, startedAtMs: item.startedAtMs ?? 0 });
+        }
+        for (const pending of active?.pendingRequests() ?? []) {
           this.options.requests.replay(pending.id, pending.method, pending.params, subscriber);
         }
       },

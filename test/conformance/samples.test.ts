@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { CommandExecutionRequestApprovalResponse, FileChangeRequestApprovalResponse } from "../../src/protocol/approvals.js";
 import { ThreadItem } from "../../src/protocol/items.js";
 import { clientRequests } from "../../src/protocol/methods.js";
-import { AskForApproval, SandboxMode, SandboxPolicy } from "../../src/protocol/policy.js";
+import { AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "../../src/protocol/policy.js";
 import { Thread } from "../../src/protocol/thread.js";
 import { Turn } from "../../src/protocol/turn.js";
 import { UserInput } from "../../src/protocol/userInput.js";
@@ -228,6 +228,9 @@ describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex referenc
       expect(checkDefinition("AskForApproval", bad)).not.toEqual([]);
       expect(AskForApproval.safeParse(bad).success).toBe(false);
     }
+    // What we read from clients takes them as legacy aliases (Codex 0.169 rejects them).
+    expect(AskForApprovalInput.parse("on-failure")).toBe("on-request");
+    expect(AskForApprovalInput.parse("unlessTrusted")).toBe("untrusted");
     expect(checkDefinition("SandboxMode", "workspaceWrite")).not.toEqual([]);
     expect(SandboxMode.safeParse("workspaceWrite").success).toBe(false);
     expect(checkDefinition("SandboxPolicy", { type: "workspace-write" })).not.toEqual([]);

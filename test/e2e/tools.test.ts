@@ -154,16 +154,18 @@ describe("commands", () => {
     expect(existsSync(path.join(cwd, "late.txt"))).toBe(false);
   });
 
-  it("untrusted: a known-safe command runs without asking, another is asked", async () => {
+  it("untrusted (sent as the legacy `unlessTrusted`): a known-safe command runs without asking, another is asked", async () => {
     const { server } = await launch(
       [
         { items: [{ type: "exec", cmd: "ls -la", callId: "call_ls" }] },
         { items: [{ type: "exec", cmd: "touch made.txt", callId: "call_touch" }] },
         { items: [{ type: "message", text: "ok" }] },
       ],
-      { approval: "untrusted", sandbox: "workspace-write" },
+      { approval: "never", sandbox: "workspace-write" },
     );
-    const threadId = await startThread(server);
+    const started = await server.request("thread/start", { cwd: tempDir("aas-ws-"), approvalPolicy: "unlessTrusted" });
+    expect(started.result.approvalPolicy).toBe("untrusted");
+    const threadId = started.result.thread.id;
     await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
     const request = await approvalRequest(server);
     expect(request.params.itemId).toBe("call_touch");
