@@ -32,7 +32,8 @@ export const ConversationItem = z.discriminatedUnion("type", [
     callId: z.string(),
     /** Output of a `custom_tool_call` (true) or a `function_call` (false). */
     custom: z.boolean(),
-    output: z.string(),
+    /** Text, or content parts when the tool returns images (`view_image`). */
+    output: z.union([z.string(), z.array(ContentPart)]),
   }),
 ]);
 export type ConversationItem = z.infer<typeof ConversationItem>;

@@ -218,6 +218,22 @@ describe("commands", () => {
   });
 });
 
+describe("view_image", () => {
+  it("shows the model a local image and records an imageView item", async () => {
+    const { server, mock } = await launch([
+      { items: [{ type: "function_call", name: "view_image", arguments: { path: "shot.png" }, callId: "call_img" }] },
+      { items: [{ type: "message", text: "I see it." }] },
+    ]);
+    const cwd = tempDir("aas-ws-");
+    writeFileSync(path.join(cwd, "shot.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Look.");
+    expect(completedItem(server, "imageView")).toMatchObject({ id: "call_img", path: path.join(cwd, "shot.png") });
+    const output = (mock.requests[1]!.body.input as any[]).find((item) => item.type === "function_call_output").output;
+    expect(output).toEqual([{ type: "input_image", image_url: "data:image/png;base64,iVBORw==", detail: "original" }]);
+  });
+});
+
 describe.skipIf(!bwrapAvailable)("sandbox", () => {
   it("workspace-write: a write inside the cwd works, outside it and in .git it does not", async () => {
     const outside = tempDir("aas-outside-");

@@ -186,7 +186,14 @@ function toMessages(request: ModelRequest): ChatMessage[] {
         break;
       }
       case "tool_output":
-        messages.push({ role: "tool", tool_call_id: item.callId, content: item.output });
+        if (typeof item.output === "string") {
+          messages.push({ role: "tool", tool_call_id: item.callId, content: item.output });
+        } else {
+          // Tool messages carry text only on this wire: images follow as a user message.
+          const text = item.output.map((part) => ("text" in part ? part.text : "[image attached below]")).join("\n");
+          messages.push({ role: "tool", tool_call_id: item.callId, content: text });
+          messages.push({ role: "user", content: toChatContent({ type: "message", role: "user", content: item.output }) });
+        }
         break;
       case "reasoning":
         break;

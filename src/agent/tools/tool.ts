@@ -1,4 +1,4 @@
-import type { ToolCall } from "../conversation.js";
+import type { ContentPart, ToolCall } from "../conversation.js";
 import type { ToolSpec } from "../model/modelClient.js";
 import type { Config } from "../../config/schema.js";
 import type { ApprovalAsker } from "../approvals.js";
@@ -40,8 +40,8 @@ export interface Tool {
   readonly spec: ToolSpec;
   /** Run when called but not offered (tools older models were trained on). */
   readonly hidden?: boolean;
-  /** Runs one call and returns the text the model gets back; throwing is a bug and fails the turn. */
-  run(call: ToolCall, context: ToolContext): Promise<string>;
+  /** Runs one call and returns what the model gets back; throwing is a bug and fails the turn. */
+  run(call: ToolCall, context: ToolContext): Promise<string | ContentPart[]>;
 }
 
 /** The tools offered to the model, by name. */
