@@ -97,6 +97,8 @@ export const CommandExecutionItem = z.object({
   aggregatedOutput: z.string().nullable().optional(),
   exitCode: z.number().int().nullable().optional(),
   durationMs: z.number().int().nullable().optional(),
+  pluginId: z.string().nullable().optional(),
+  scriptPath: z.string().nullable().optional(),
 });
 
 export const FileChangeItem = z.object({

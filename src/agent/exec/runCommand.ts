@@ -43,6 +43,8 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const base = {
     type: "commandExecution" as const,
     id: request.callId,
+    pluginId: null,
+    scriptPath: null,
     command,
     cwd: request.workdir,
     processId: null,
