@@ -2,7 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { ToolCall } from "../conversation.js";
 import { execOutputText } from "../exec/commandOutput.js";
-import { runCommand } from "../exec/runCommand.js";
+import { runCommand, type CommandRequest } from "../exec/runCommand.js";
 import { displayCommand } from "../exec/shellWords.js";
 import { parseArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -60,12 +60,31 @@ const ESCALATION_SCHEMA = {
   justification: { type: "string", description: "Why the command needs to run outside the sandbox, shown to the user." },
 };
 
-function workdirOf(workdir: string | null | undefined, context: ToolContext): string {
-  return path.resolve(context.cwd, workdir ?? ".");
+/** Arguments every shell tool shares. */
+interface CommonArguments {
+  readonly workdir?: string | null;
+  readonly sandbox_permissions?: string | null;
+  readonly with_escalated_permissions?: boolean | null;
+  readonly justification?: string | null;
 }
 
-function escalates(args: { sandbox_permissions?: string | null; with_escalated_permissions?: boolean | null }): boolean {
-  return args.sandbox_permissions === "require_escalated" || args.with_escalated_permissions === true;
+/** Runs a shell tool's command: the common arguments plus how to run and wait for it. */
+function run(
+  call: ToolCall,
+  context: ToolContext,
+  args: CommonArguments,
+  how: Pick<CommandRequest, "argv" | "script" | "yieldMs" | "timeoutMs" | "maxOutputTokens">,
+): Promise<string> {
+  return runCommand(
+    {
+      ...how,
+      callId: call.callId,
+      workdir: path.resolve(context.cwd, args.workdir ?? "."),
+      escalate: args.sandbox_permissions === "require_escalated" || args.with_escalated_permissions === true,
+      justification: args.justification ?? null,
+    },
+    context,
+  );
 }
 
 /** `exec_command`: a shell string run with `bash -lc`; still running after `yield_time_ms`, it becomes a session. */
@@ -93,20 +112,13 @@ export const execCommandTool: Tool = {
     const parsed = parseArguments(call, ExecArguments);
     if (!parsed.ok) return parsed.message;
     const args = parsed.value;
-    return runCommand(
-      {
-        callId: call.callId,
-        argv: ["/bin/bash", "-lc", args.cmd],
-        script: args.cmd,
-        workdir: workdirOf(args.workdir, context),
-        escalate: escalates(args),
-        justification: args.justification ?? null,
-        yieldMs: Math.min(MAX_YIELD_MS, Math.max(MIN_YIELD_MS, args.yield_time_ms ?? DEFAULT_YIELD_MS)),
-        timeoutMs: null,
-        maxOutputTokens: args.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-      },
-      context,
-    );
+    return run(call, context, args, {
+      argv: ["/bin/bash", "-lc", args.cmd],
+      script: args.cmd,
+      yieldMs: Math.min(MAX_YIELD_MS, Math.max(MIN_YIELD_MS, args.yield_time_ms ?? DEFAULT_YIELD_MS)),
+      timeoutMs: null,
+      maxOutputTokens: args.max_output_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    });
   },
 };
 
@@ -133,20 +145,13 @@ export const shellTool: Tool = {
     if (!parsed.ok) return parsed.message;
     const args = parsed.value;
     const isShellScript = args.command.length === 3 && /(^|\/)(ba)?sh$/.test(args.command[0]!) && args.command[1]!.startsWith("-") && args.command[1]!.includes("c");
-    return runCommand(
-      {
-        callId: call.callId,
-        argv: args.command,
-        script: isShellScript ? args.command[2]! : displayCommand(args.command),
-        workdir: workdirOf(args.workdir, context),
-        escalate: escalates(args),
-        justification: args.justification ?? null,
-        yieldMs: null,
-        timeoutMs: args.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS,
-        maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
-      },
-      context,
-    );
+    return run(call, context, args, {
+      argv: args.command,
+      script: isShellScript ? args.command[2]! : displayCommand(args.command),
+      yieldMs: null,
+      timeoutMs: args.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS,
+      maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    });
   },
 };
 
@@ -167,20 +172,13 @@ export const shellCommandTool: Tool = {
     const parsed = parseArguments(call, ShellCommandArguments);
     if (!parsed.ok) return parsed.message;
     const args = parsed.value;
-    return runCommand(
-      {
-        callId: call.callId,
-        argv: ["/bin/bash", "-lc", args.command],
-        script: args.command,
-        workdir: workdirOf(args.workdir, context),
-        escalate: escalates(args),
-        justification: args.justification ?? null,
-        yieldMs: null,
-        timeoutMs: args.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS,
-        maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
-      },
-      context,
-    );
+    return run(call, context, args, {
+      argv: ["/bin/bash", "-lc", args.command],
+      script: args.command,
+      yieldMs: null,
+      timeoutMs: args.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS,
+      maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    });
   },
 };
 
