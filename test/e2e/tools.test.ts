@@ -56,6 +56,27 @@ describe("commands", () => {
     expect(output).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: [\d.]+ seconds\nProcess exited with code 3\nOriginal token count: \d+\nOutput:\n/);
   });
 
+  it("runs the older shell (argv) and shell_command tools, with their timeout", async () => {
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "shell", command: ["bash", "-lc", "echo argv"], callId: "call_a" }] },
+        { items: [{ type: "shell", command: "echo string", callId: "call_b" }] },
+        { items: [{ type: "shell", command: "sleep 5", timeout_ms: 300, callId: "call_c" }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { sandbox: "danger-full-access" },
+    );
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nargv\n/);
+    expect(lastToolOutput(mock.requests[2]!.body)).toContain("string");
+    const timedOut = lastToolOutput(mock.requests[3]!.body);
+    expect(timedOut).toContain("Exit code: 124");
+    expect(timedOut).toContain("command timed out after 300 ms");
+    const commands = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution").map((m) => m.params.item.command);
+    expect(commands).toEqual(["bash -lc 'echo argv'", "/bin/bash -lc 'echo string'", "/bin/bash -lc 'sleep 5'"]);
+  });
+
   it("drops secrets from the command's environment", async () => {
     const { server, mock } = await launch(execThen("echo key=$MY_API_KEY plain=$PLAIN_VALUE"), {
       sandbox: "danger-full-access",
