@@ -28,6 +28,16 @@ async function main(argv: readonly string[]): Promise<void> {
       }
       return;
     }
+    case "replay": {
+      const { replay } = await import("./cli/replay.js");
+      process.exitCode = await replay(command.scenarios, command.mode);
+      return;
+    }
+    case "demo": {
+      const { runDemo } = await import("./cli/demo.js");
+      process.exitCode = await runDemo(command.live);
+      return;
+    }
     case "serve":
       await serveStdio({ ...command, logger });
   }

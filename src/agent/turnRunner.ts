@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import type { Clock } from "../runtime/clock.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import type { UserInput } from "../protocol/userInput.js";
@@ -71,6 +72,7 @@ export interface TurnRunnerDeps {
   readonly tools: ToolRegistry;
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
+  readonly clock: Clock;
   /** Tells clients about a problem once per server. */
   readonly warnOnce: (summary: string, details: string) => void;
   /** Builds the model client for a provider (tests and embedders may substitute their own). */
@@ -107,7 +109,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
-    environment: { config: deps.config, env: deps.env, home: deps.home, warnOnce: deps.warnOnce },
+    environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, warnOnce: deps.warnOnce },
   };
   try {
     await loop(job, deps, client, provider, context, history, record, toolContext);

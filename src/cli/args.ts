@@ -2,8 +2,17 @@ import { parseOverride, type ConfigOverride } from "../config/overrides.js";
 
 /** What the command line asks for. */
 export type CliCommand =
-  | { kind: "serve"; overrides: ConfigOverride[]; maxLineBytes?: number; includeJsonrpc: boolean }
+  | {
+      kind: "serve";
+      overrides: ConfigOverride[];
+      maxLineBytes?: number;
+      includeJsonrpc: boolean;
+      deterministic: boolean;
+      script: string | null;
+    }
   | { kind: "generate-json-schema"; outDir: string }
+  | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
+  | { kind: "demo"; live: boolean }
   | { kind: "version" }
   | { kind: "help" };
 
@@ -20,6 +29,10 @@ export const HELP_TEXT = `agent-app-server: a Codex-compatible app-server for AI
 Usage:
   agent-app-server [app-server] [options]      serve the protocol on stdin/stdout
   agent-app-server generate-json-schema --out DIR
+  agent-app-server replay SCENARIO.json... [--check | --update]
+                                               play scenarios; print their transcripts, check them against
+                                               the .jsonl next to each, or rewrite those
+  agent-app-server demo [--live]               a short session with a demo client (scripted model; --live: the configured one)
   agent-app-server --version | --help
 
 Options:
@@ -28,6 +41,8 @@ Options:
   -c, --config key=value       override a config.toml key (dotted path; value parsed as TOML, else a string)
   --max-line-bytes N           longest accepted input line (default 67108864)
   --jsonrpc                    write "jsonrpc":"2.0" on outgoing messages (Codex omits it)
+  --deterministic              sequential ids and a stepping clock: the same input gives the same bytes
+  --script FILE                serve turns from a scripted model (JSON script; model_provider "scripted")
 
 Environment:
   AGENT_APP_SERVER_HOME        home directory (default ~/.agent-app-server); config in config.toml there
@@ -38,10 +53,14 @@ Environment:
 export function parseArgs(argv: readonly string[]): CliCommand {
   const args = [...argv];
   if (args[0] === "generate-json-schema") return parseGenerate(args.slice(1));
+  if (args[0] === "replay") return parseReplay(args.slice(1));
+  if (args[0] === "demo") return parseDemo(args.slice(1));
   if (args[0] === "app-server") args.shift();
   const overrides: ConfigOverride[] = [];
   let maxLineBytes: number | undefined;
   let includeJsonrpc = false;
+  let deterministic = false;
+  let script: string | null = null;
   while (args.length > 0) {
     const arg = args.shift()!;
     const [flag, inline] = splitFlag(arg);
@@ -71,11 +90,17 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       case "--jsonrpc":
         includeJsonrpc = true;
         break;
+      case "--deterministic":
+        deterministic = true;
+        break;
+      case "--script":
+        script = inline ?? takeValue(args, flag);
+        break;
       default:
         throw new UsageError(`unknown argument: ${arg}`);
     }
   }
-  return { kind: "serve", overrides, maxLineBytes, includeJsonrpc };
+  return { kind: "serve", overrides, maxLineBytes, includeJsonrpc, deterministic, script };
 }
 
 function parseGenerate(args: string[]): CliCommand {
@@ -87,6 +112,24 @@ function parseGenerate(args: string[]): CliCommand {
   }
   if (!outDir) throw new UsageError("generate-json-schema needs --out DIR");
   return { kind: "generate-json-schema", outDir };
+}
+
+function parseReplay(args: string[]): CliCommand {
+  const scenarios: string[] = [];
+  let mode: "print" | "check" | "update" = "print";
+  for (const arg of args) {
+    if (arg === "--check") mode = "check";
+    else if (arg === "--update") mode = "update";
+    else if (arg.startsWith("-")) throw new UsageError(`unknown argument to replay: ${arg}`);
+    else scenarios.push(arg);
+  }
+  if (scenarios.length === 0) throw new UsageError("replay needs at least one scenario file");
+  return { kind: "replay", scenarios, mode };
+}
+
+function parseDemo(args: string[]): CliCommand {
+  for (const arg of args) if (arg !== "--live") throw new UsageError(`unknown argument to demo: ${arg}`);
+  return { kind: "demo", live: args.includes("--live") };
 }
 
 function splitFlag(arg: string): [string, string | undefined] {

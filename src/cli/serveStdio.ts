@@ -3,6 +3,9 @@ import { loadConfig } from "../config/load.js";
 import type { ConfigOverride } from "../config/overrides.js";
 import type { Logger } from "../runtime/logger.js";
 import { AppServer } from "../server/appServer.js";
+import { steppingClock, systemClock } from "../runtime/clock.js";
+import { sequentialIdSource, uuidV7Source } from "../runtime/ids.js";
+import { startScriptedProvider } from "../testing/scriptedProvider.js";
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 1_500;
@@ -12,6 +15,8 @@ export interface ServeOptions {
   readonly overrides: readonly ConfigOverride[];
   readonly maxLineBytes?: number;
   readonly includeJsonrpc: boolean;
+  readonly deterministic: boolean;
+  readonly script: string | null;
   readonly logger: Logger;
 }
 
@@ -22,10 +27,17 @@ export interface ServeOptions {
 export async function serveStdio(options: ServeOptions): Promise<void> {
   const home = resolveHome();
   await ensureHome(home);
-  const { config, warnings } = await loadConfig(home, options.overrides);
+  const loaded = await loadConfig(home, options.overrides);
+  const { warnings } = loaded;
+  const scripted = await startScriptedProvider(loaded.config, { file: options.script });
+  const config = scripted?.config ?? loaded.config;
+  const deterministic = options.deterministic || config.deterministic === true;
+  const clock = deterministic ? steppingClock() : systemClock;
   const server = new AppServer({
     home,
     config,
+    clock,
+    ids: deterministic ? sequentialIdSource() : uuidV7Source(clock),
     configWarnings: warnings,
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,
@@ -44,7 +56,10 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
       options.logger.warn("shutdown deadline passed; exiting with work still in flight");
       process.exit(0);
     }, SHUTDOWN_DEADLINE_MS).unref();
-    void server.shutdown().then(
+    void server
+      .shutdown()
+      .then(() => scripted?.mock.close())
+      .then(
       () => process.exit(0),
       (error: unknown) => {
         options.logger.error({ err: error }, "shutdown failed");

@@ -66,6 +66,10 @@ export const Config = z.looseObject({
   developer_instructions: z.string().optional(),
   instructions: z.string().optional(),
   thread_unload_delay_secs: z.number().nonnegative().optional(),
+  /** Our key: stable ids, a stepping clock (golden transcripts); same as `--deterministic`. */
+  deterministic: z.boolean().optional(),
+  /** Our key: the JSON script of the `scripted` model provider; same as `--script`. */
+  scripted_model_script: z.string().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),

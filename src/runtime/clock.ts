@@ -6,3 +6,18 @@ export interface Clock {
 
 /** Real wall-clock time. */
 export const systemClock: Clock = { nowMs: () => Date.now() };
+
+/** Deterministic mode's start of time: 2026-01-01T00:00:00Z. */
+export const DETERMINISTIC_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/** A clock that starts at `startMs` and moves `stepMs` forward each time it is read, whatever the real time. */
+export function steppingClock(startMs = DETERMINISTIC_EPOCH_MS, stepMs = 1): Clock {
+  let next = startMs;
+  return {
+    nowMs: () => {
+      const now = next;
+      next += stepMs;
+      return now;
+    },
+  };
+}

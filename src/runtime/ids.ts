@@ -1,10 +1,29 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "./clock.js";
 
+/** What an id names; deterministic ids count each kind on its own. */
+export type IdKind = "thread" | "turn" | "item";
+
 /** Makes ids; deterministic mode swaps the implementation. */
 export interface IdSource {
   /** A UUIDv7: time-ordered, as Codex's thread and turn ids. */
-  uuid(): string;
+  uuid(kind: IdKind): string;
+}
+
+const KIND_PREFIX: Readonly<Record<IdKind, string>> = { thread: "00000001", turn: "00000002", item: "00000003" };
+
+/**
+ * Deterministic mode's ids: sequential per kind, still valid UUIDv7 strings
+ * (`00000001-0000-7000-8000-000000000001` is the first thread, `00000002-…` turns, `00000003-…` items).
+ */
+export function sequentialIdSource(): IdSource {
+  const counters: Record<IdKind, number> = { thread: 0, turn: 0, item: 0 };
+  return {
+    uuid(kind) {
+      const n = ++counters[kind];
+      return `${KIND_PREFIX[kind]}-0000-7000-8000-${n.toString(16).padStart(12, "0")}`;
+    },
+  };
 }
 
 /**

@@ -71,6 +71,7 @@ export class AppServer implements ConnectionHost {
         env: options.env ?? process.env,
         tools: new ToolRegistry(options.tools ?? builtInTools()),
         home: options.home,
+        clock: this.clock,
         warnOnce: (summary, details) => this.warnOnce(summary, details),
       },
       requests: {

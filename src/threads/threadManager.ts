@@ -117,7 +117,7 @@ export class ThreadManager<S extends object> {
   async start(params: ThreadStartParams, subscriber: S, originator: string | null = null): Promise<Outcome<ThreadSessionResponse>> {
     const { clock, ids, config, serverCwd } = this.options;
     const settings = resolveSettings(config, params, serverCwd);
-    const id = ids.uuid();
+    const id = ids.uuid("thread");
     const at = clock.nowMs();
     const record: Extract<ThreadRecord, { type: "thread" }> = {
       type: "thread",
@@ -188,7 +188,7 @@ export class ThreadManager<S extends object> {
     const source = await this.history(params.threadId, noRolloutFound);
     const { clock, ids, config, serverCwd } = this.options;
     const settings = overrideSettings(source.settings, config, params, serverCwd);
-    const id = ids.uuid();
+    const id = ids.uuid("thread");
     const at = clock.nowMs();
     const record: Extract<ThreadRecord, { type: "thread" }> = {
       type: "thread",
@@ -228,14 +228,14 @@ export class ThreadManager<S extends object> {
     const thread = this.loaded.get(params.threadId);
     if (!thread) throw threadNotFound(params.threadId);
     this.checkInput(params.input);
-    const pending: PendingInput = { id: this.options.ids.uuid(), clientId: params.clientUserMessageId ?? null, content: params.input };
+    const pending: PendingInput = { id: this.options.ids.uuid("item"), clientId: params.clientUserMessageId ?? null, content: params.input };
     const running = thread.active;
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await thread.ending;
     const { clock, ids, serverCwd } = this.options;
     const settings = turnOverrides(thread.history.settings, params, serverCwd);
     await this.applySettings(thread, settings);
-    const turnId = ids.uuid();
+    const turnId = ids.uuid("turn");
     const startedAtMs = clock.nowMs();
     const turn = new ActiveTurn(turnId, params.threadId, startedAtMs, this.turnHost(thread));
     turn.enqueue(pending);
@@ -267,7 +267,7 @@ export class ThreadManager<S extends object> {
       throw invalidRequest(`expected active turn id \`${params.expectedTurnId}\` but found \`${turn.id}\``);
     }
     this.checkInput(params.input);
-    const pending: PendingInput = { id: this.options.ids.uuid(), clientId: params.clientUserMessageId ?? null, content: params.input };
+    const pending: PendingInput = { id: this.options.ids.uuid("item"), clientId: params.clientUserMessageId ?? null, content: params.input };
     if (!turn.enqueue(pending)) throw invalidRequest("no active turn to steer");
     return { turnId: turn.id };
   }

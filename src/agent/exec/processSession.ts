@@ -19,7 +19,6 @@ const ITEM_OUTPUT_CAP = 1024 * 1024;
  */
 export class ProcessSession {
   readonly exited: Promise<ProcessExit>;
-  readonly startedAtMs = Date.now();
   private readonly child: ResultPromise;
   private output = "";
   private dropped = 0;

@@ -99,7 +99,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     argv = bwrapArgv(bwrap, roots, networkAllowed(context.settings.sandbox), request.workdir, request.argv);
   }
 
-  const started = Date.now();
+  const started = context.environment.clock.nowMs();
   const session = context.sessions.start(argv, {
     cwd: request.workdir,
     env: childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
@@ -117,7 +117,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       processId: session.pid,
       aggregatedOutput: exit.spawnError ?? session.aggregatedOutput,
       exitCode: exit.exitCode,
-      durationMs: Date.now() - started,
+      durationMs: context.environment.clock.nowMs() - started,
     }),
   );
 
@@ -129,7 +129,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       context.sessions.remove(session.id);
     }
     return execOutputText({
-      wallMs: Date.now() - started,
+      wallMs: context.environment.clock.nowMs() - started,
       exitCode: exited ? session.exitStatus!.exitCode : null,
       sessionId: exited ? null : session.id,
       output: session.takeUnread(),
@@ -143,5 +143,5 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   await completion;
   context.sessions.remove(session.id);
   const output = session.takeUnread() + (exited ? "" : `\ncommand timed out after ${request.timeoutMs} ms`);
-  return shellOutputText({ wallMs: Date.now() - started, exitCode: exited ? exit.exitCode : 124, output, maxTokens: request.maxOutputTokens });
+  return shellOutputText({ wallMs: context.environment.clock.nowMs() - started, exitCode: exited ? exit.exitCode : 124, output, maxTokens: request.maxOutputTokens });
 }

@@ -206,13 +206,13 @@ export const writeStdinTool: Tool = {
     const args = parsed.value;
     const session = context.sessions.get(args.session_id);
     if (!session) return `write_stdin failed: Unknown session id ${args.session_id}`;
-    const started = Date.now();
+    const started = context.environment.clock.nowMs();
     if (args.chars) session.write(args.chars);
     const exited = await session.waitExit(Math.min(MAX_YIELD_MS, Math.max(MIN_YIELD_MS, args.yield_time_ms ?? DEFAULT_POLL_MS)), context.signal);
     context.signal.throwIfAborted();
     if (exited) context.sessions.remove(session.id);
     return execOutputText({
-      wallMs: Date.now() - started,
+      wallMs: context.environment.clock.nowMs() - started,
       exitCode: exited ? session.exitStatus!.exitCode : null,
       sessionId: session.id,
       output: session.takeUnread(),

@@ -1,6 +1,7 @@
 import type { ContentPart, ToolCall } from "../conversation.js";
 import type { ToolSpec } from "../model/modelClient.js";
 import type { Config } from "../../config/schema.js";
+import type { Clock } from "../../runtime/clock.js";
 import type { ApprovalAsker } from "../approvals.js";
 import type { ExecSessions } from "../exec/processSession.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
@@ -10,6 +11,8 @@ import type { TurnEmitter } from "../turnEvents.js";
 /** What tools share across the server: config, environment, the home to protect, one-time warnings. */
 export interface ToolEnvironment {
   readonly config: Config;
+  /** Times items (`durationMs`) by the server's clock, so deterministic mode stays deterministic. */
+  readonly clock: Clock;
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
   /** Tells clients about a problem once per server (a `configWarning`). */

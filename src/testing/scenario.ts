@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { MockResponse } from "./mockScript.js";
+
+/** How the client answers a server request. */
+export const ScenarioAnswer = z.union([
+  z.object({ result: z.unknown() }),
+  z.object({ error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }) }),
+]);
+export type ScenarioAnswer = z.infer<typeof ScenarioAnswer>;
+
+const StepOptions = { timeoutMs: z.number().positive().optional(), comment: z.string().optional() };
+
+/** One thing the client does. Keys follow `../shared/peer` scenarios, so a scenario plays against either server. */
+export const ScenarioStep = z.union([
+  z.looseObject({
+    request: z.string(),
+    params: z.unknown().optional(),
+    /** Variables to keep from the response: name → dotted path (`result.thread.id`). */
+    save: z.record(z.string(), z.string()).optional(),
+    ...StepOptions,
+  }),
+  z.looseObject({ notify: z.string(), params: z.unknown().optional(), ...StepOptions }),
+  /** A raw message object (for ids or shapes a well-behaved client would not send). */
+  z.looseObject({ send: z.record(z.string(), z.unknown()), awaitResponse: z.boolean().optional(), ...StepOptions }),
+  /** Raw text written to stdin as is (malformed lines). */
+  z.looseObject({ sendRaw: z.string(), ...StepOptions }),
+  /** Waits for the next message with this method (`count` of them), after the previous wait. */
+  z.looseObject({ waitFor: z.string(), count: z.number().int().positive().optional(), ...StepOptions }),
+  /** Answers the oldest held server request of this method (methods without an entry in `answers` are held). */
+  z.looseObject({ answer: z.string(), result: z.unknown().optional(), error: z.unknown().optional(), ...StepOptions }),
+  /** Stops the server (stdin closed) and starts it again on the same home and workspace. */
+  z.looseObject({ restart: z.literal(true), ...StepOptions }),
+  /** Checks a file in the workspace. */
+  z.looseObject({
+    check: z.object({ file: z.string(), exists: z.boolean().optional(), content: z.string().optional() }),
+    ...StepOptions,
+  }),
+  z.looseObject({ comment: z.string() }),
+]);
+export type ScenarioStep = z.infer<typeof ScenarioStep>;
+
+/** A scripted session: the client's steps, its answers to server requests, and the model's responses. */
+export const Scenario = z.looseObject({
+  name: z.string(),
+  description: z.string().optional(),
+  /** Send `initialize` and `initialized` first (and after each restart). */
+  initialize: z.boolean().default(true),
+  /** `-c key=value` overrides (for example `approval_policy`, `sandbox_mode`). */
+  config: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  /** Files to create in the workspace first: relative path → content. */
+  files: z.record(z.string(), z.string()).default({}),
+  /** The scripted model's responses, one per model request. */
+  model: z.array(MockResponse).default([]),
+  /** Standing answers to server requests, by method. */
+  answers: z.record(z.string(), ScenarioAnswer).default({}),
+  steps: z.array(ScenarioStep),
+});
+export type Scenario = z.infer<typeof Scenario>;
+
+/** Validates a scenario; the error names the bad entry (`steps[3]`). */
+export function parseScenario(value: unknown): Scenario {
+  const parsed = Scenario.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+  throw new Error(`invalid scenario at ${where || "top level"}: ${issue.message}`);
+}

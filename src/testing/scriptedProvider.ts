@@ -1,0 +1,53 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Config } from "../config/schema.js";
+import { startMockModel, type MockModel } from "./mockModelServer.js";
+import { parseMockScript, type MockResponseInput } from "./mockScript.js";
+
+/** The provider id that means "the scripted mock model, in this process". */
+export const SCRIPTED_PROVIDER = "scripted";
+
+/** A config whose `scripted` provider points at a running mock, and how to stop it. */
+export interface ScriptedProvider {
+  readonly config: Config;
+  readonly mock: MockModel;
+}
+
+/**
+ * Starts the scripted model when the config asks for it (`model_provider = "scripted"`) or a
+ * script is given: the mock model server on 127.0.0.1, serving the script (a JSON file, or
+ * responses given inline), so turns go through the real openai client. Returns null when not asked.
+ */
+export async function startScriptedProvider(
+  config: Config,
+  script: { readonly file?: string | null; readonly responses?: readonly MockResponseInput[] } = {},
+): Promise<ScriptedProvider | null> {
+  const file = script.file ?? config.scripted_model_script ?? null;
+  if (config.model_provider !== SCRIPTED_PROVIDER && !file && !script.responses) return null;
+  let responses = script.responses ?? [];
+  if (file) {
+    const text = await readFile(path.resolve(file), "utf8").catch((error: Error) => {
+      throw new Error(`cannot read the model script ${file}: ${error.message}`);
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`the model script ${file} is not JSON: ${(error as Error).message}`);
+    }
+    responses = parseMockScript(json);
+  }
+  const mock = await startMockModel({ responses });
+  const table = config.model_providers?.[SCRIPTED_PROVIDER] ?? {};
+  return {
+    mock,
+    config: {
+      ...config,
+      model_provider: config.model_provider ?? SCRIPTED_PROVIDER,
+      model_providers: {
+        ...config.model_providers,
+        [SCRIPTED_PROVIDER]: { name: "scripted", wire_api: "responses", ...table, base_url: mock.url },
+      },
+    },
+  };
+}
