@@ -3,8 +3,9 @@ import { loadConfig } from "../config/load.js";
 import type { ConfigOverride } from "../config/overrides.js";
 import type { Logger } from "../runtime/logger.js";
 import { AppServer } from "../server/appServer.js";
-import { steppingClock, systemClock } from "../runtime/clock.js";
-import { sequentialIdSource, uuidV7Source } from "../runtime/ids.js";
+import { systemClock } from "../runtime/clock.js";
+import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
+import { uuidV7Source } from "../runtime/ids.js";
 import { startScriptedProvider } from "../testing/scriptedProvider.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -31,13 +32,13 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
   const { warnings } = loaded;
   const scripted = await startScriptedProvider(loaded.config, { file: options.script });
   const config = scripted?.config ?? loaded.config;
-  const deterministic = options.deterministic || config.deterministic === true;
-  const clock = deterministic ? steppingClock() : systemClock;
+  const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
+  const clock = deterministic?.clock ?? systemClock;
   const server = new AppServer({
     home,
     config,
     clock,
-    ids: deterministic ? sequentialIdSource() : uuidV7Source(clock),
+    ids: deterministic?.ids ?? uuidV7Source(clock),
     configWarnings: warnings,
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,
@@ -59,6 +60,7 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
     void server
       .shutdown()
       .then(() => scripted?.mock.close())
+      .then(() => deterministic?.save())
       .then(
       () => process.exit(0),
       (error: unknown) => {

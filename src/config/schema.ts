@@ -70,6 +70,8 @@ export const Config = z.looseObject({
   deterministic: z.boolean().optional(),
   /** Our key: the JSON script of the `scripted` model provider; same as `--script`. */
   scripted_model_script: z.string().optional(),
+  /** Our key: a file where the scripted model counts the responses served, so a restart continues the script. */
+  scripted_model_progress: z.string().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),

@@ -11,9 +11,10 @@ export const systemClock: Clock = { nowMs: () => Date.now() };
 export const DETERMINISTIC_EPOCH_MS = Date.UTC(2026, 0, 1);
 
 /** A clock that starts at `startMs` and moves `stepMs` forward each time it is read, whatever the real time. */
-export function steppingClock(startMs = DETERMINISTIC_EPOCH_MS, stepMs = 1): Clock {
+export function steppingClock(startMs = DETERMINISTIC_EPOCH_MS, stepMs = 1): Clock & { peekMs(): number } {
   let next = startMs;
   return {
+    peekMs: () => next,
     nowMs: () => {
       const now = next;
       next += stepMs;

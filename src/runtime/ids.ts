@@ -16,9 +16,10 @@ const KIND_PREFIX: Readonly<Record<IdKind, string>> = { thread: "00000001", turn
  * Deterministic mode's ids: sequential per kind, still valid UUIDv7 strings
  * (`00000001-0000-7000-8000-000000000001` is the first thread, `00000002-…` turns, `00000003-…` items).
  */
-export function sequentialIdSource(): IdSource {
-  const counters: Record<IdKind, number> = { thread: 0, turn: 0, item: 0 };
+export function sequentialIdSource(start: Partial<Record<IdKind, number>> = {}): IdSource & { counters(): Record<IdKind, number> } {
+  const counters: Record<IdKind, number> = { thread: 0, turn: 0, item: 0, ...start };
   return {
+    counters: () => ({ ...counters }),
     uuid(kind) {
       const n = ++counters[kind];
       return `${KIND_PREFIX[kind]}-0000-7000-8000-${n.toString(16).padStart(12, "0")}`;

@@ -21,6 +21,8 @@ export interface MockModelOptions {
   readonly responses?: readonly MockResponseInput[];
   /** Port to listen on (default: any free port). */
   readonly port?: number;
+  /** Called after each request is recorded (before it is answered). */
+  readonly onRequest?: (request: RecordedRequest, served: number) => void;
 }
 
 /** A running mock model server. */
@@ -73,7 +75,9 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>;
-    requests.push({ api, path, headers: req.headers, body });
+    const recorded: RecordedRequest = { api, path, headers: req.headers, body };
+    requests.push(recorded);
+    options.onRequest?.(recorded, requests.length);
     for (const wake of [...waiters]) wake();
     const response = script.shift() ?? (unscripted++, FALLBACK);
     const responseId = `resp_${++served}`;
@@ -95,6 +99,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
         res.socket?.destroy();
         return;
       }
+      if (response.stallAfter !== undefined && sent >= response.stallAfter) return;
       const delay = event.isDelta ? (response.deltaDelayMs ?? response.delayMs) : response.delayMs;
       if (delay) await sleep(delay);
       if (res.destroyed) return;

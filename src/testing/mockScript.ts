@@ -69,6 +69,8 @@ export const MockResponse = z.object({
   disconnectAfter: z.number().int().nonnegative().optional(),
   /** Stream the items, then never finish. */
   hang: z.boolean().optional(),
+  /** Send this many events, then stall: the connection stays open and nothing more comes. */
+  stallAfter: z.number().int().nonnegative().optional(),
   /** End with `response.failed` carrying this error. */
   failed: z.object({ code: z.string().optional(), message: z.string().optional() }).optional(),
 });

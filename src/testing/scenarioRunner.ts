@@ -38,7 +38,8 @@ export async function runScenario(input: Scenario | unknown, options: RunScenari
   }
   const scriptFile = path.join(root, "model.json");
   writeFileSync(scriptFile, JSON.stringify(scenario.model));
-  const args = ["app-server", "--deterministic", "--script", scriptFile, "-c", `model_provider="scripted"`];
+  const progressFile = path.join(root, "model.served");
+  const args = ["app-server", "--deterministic", "--script", scriptFile, "-c", `model_provider="scripted"`, "-c", `scripted_model_progress=${JSON.stringify(progressFile)}`];
   for (const [key, value] of Object.entries(scenario.config)) args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
   const command = [...(options.command ?? [process.execPath, CLI]), ...args];
   const env = { ...process.env, HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };

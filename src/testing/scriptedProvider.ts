@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/schema.js";
@@ -37,7 +38,15 @@ export async function startScriptedProvider(
     }
     responses = parseMockScript(json);
   }
-  const mock = await startMockModel({ responses });
+  // With a progress file the script is a tape: a restarted server goes on where the last one stopped.
+  const progress = config.scripted_model_progress ?? null;
+  const served = progress ? Number(await readFile(progress, "utf8").catch(() => "0")) || 0 : 0;
+  const mock = await startMockModel({
+    responses: responses.slice(served),
+    onRequest: (_request, count) => {
+      if (progress) writeFileSync(progress, String(served + count));
+    },
+  });
   const table = config.model_providers?.[SCRIPTED_PROVIDER] ?? {};
   return {
     mock,

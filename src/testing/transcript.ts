@@ -11,17 +11,19 @@ export interface NormalizeOptions {
   readonly replace?: Readonly<Record<string, string>>;
 }
 
-// Fields of the initialize result that depend on the machine, not on the server's behaviour.
+// Fields that depend on the machine, not on the server's behaviour: the initialize result's
+// user agent and platform, and OS process ids of commands.
 const MACHINE_FIELDS: Readonly<Record<string, string>> = {
   userAgent: "{USER_AGENT}",
   platformFamily: "{PLATFORM_FAMILY}",
   platformOs: "{PLATFORM_OS}",
+  processId: "{PID}",
 };
 
 /**
  * The one place transcripts are made machine-independent: the home and workspace paths become
- * `{HOME}` and `{WORKSPACE}`, and the initialize result's user agent and platform become
- * placeholders. Ids and times are left alone: deterministic mode makes them stable.
+ * `{HOME}` and `{WORKSPACE}`, and the initialize result's user agent and platform and command
+ * process ids become placeholders. Ids and times are left alone: deterministic mode makes them stable.
  */
 export function normalizeTranscript(entries: readonly TranscriptEntry[], options: NormalizeOptions): TranscriptEntry[] {
   const pairs = Object.entries({ ...options.replace, [options.workspace]: "{WORKSPACE}", [options.home]: "{HOME}" }).sort(

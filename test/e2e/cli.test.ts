@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -49,5 +49,37 @@ describe("command line", () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+  });
+
+  it("replays a scenario: prints it, checks it against its golden file, shows a diff on a mismatch", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-replay-"));
+    try {
+      const scenario = path.join(dir, "hello.scenario.json");
+      writeFileSync(scenario, readFileSync(path.resolve("fixtures/01-streamed-answer.scenario.json")));
+      const printed = ServerProcess.start({ args: ["replay", scenario], protocol: false });
+      expect((await printed.waitExit(undefined, 20_000)).code).toBe(0);
+      expect(printed.stdoutLines.filter(Boolean).map((line) => JSON.parse(line).dir)).toContain("s2c");
+      writeFileSync(path.join(dir, "hello.jsonl"), printed.stdoutLines.join("\n") + "\n");
+      const ok = ServerProcess.start({ args: ["replay", scenario, "--check"], protocol: false });
+      expect((await ok.waitExit(undefined, 20_000)).code).toBe(0);
+      writeFileSync(path.join(dir, "hello.jsonl"), printed.stdoutLines.join("\n").replace("streamed ", "STREAMED "));
+      const bad = ServerProcess.start({ args: ["replay", scenario, "--check"], protocol: false });
+      expect((await bad.waitExit(undefined, 20_000)).code).toBe(1);
+      expect(bad.stderr).toContain("first difference at line");
+      expect(bad.stderr).toContain("STREAMED ");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs the demo with the embedded scripted model: no key, no network, exit 0", async () => {
+    const demo = ServerProcess.start({ args: ["demo"], protocol: false, env: { OPENAI_API_KEY: "" } });
+    expect((await demo.waitExit(undefined, 20_000)).code).toBe(0);
+    const text = demo.stdoutLines.join("\n");
+    expect(text).toContain("agent › I'll create greeting.txt first.");
+    expect(text).toContain("→ accepted");
+    expect(text).toContain("+A project that says hello (see greeting.txt).");
+    expect(text).toMatch(/tokens: \d+ total/);
+    expect(text).toContain("turn completed");
   });
 });

@@ -1,0 +1,29 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DETERMINISTIC_EPOCH_MS, steppingClock, type Clock } from "./clock.js";
+import { sequentialIdSource, type IdKind, type IdSource } from "./ids.js";
+
+const FILE = "deterministic-state.json";
+
+/** Deterministic mode's clock and ids, and how to save where they stopped. */
+export interface DeterministicRuntime {
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** Records the clock and counters in the home, so a restarted server goes on without reusing ids or times. */
+  save(): Promise<void>;
+}
+
+/** Starts deterministic mode where the last server on this home stopped (or at the epoch on a fresh home). */
+export async function loadDeterministicRuntime(home: string): Promise<DeterministicRuntime> {
+  const file = path.join(home, FILE);
+  const saved = await readFile(file, "utf8")
+    .then((text) => JSON.parse(text) as { clockMs?: number; counters?: Partial<Record<IdKind, number>> })
+    .catch(() => ({}) as { clockMs?: number; counters?: Partial<Record<IdKind, number>> });
+  const clock = steppingClock(saved.clockMs ?? DETERMINISTIC_EPOCH_MS);
+  const ids = sequentialIdSource(saved.counters ?? {});
+  return {
+    clock,
+    ids,
+    save: () => writeFile(file, JSON.stringify({ clockMs: clock.peekMs(), counters: ids.counters() }) + "\n"),
+  };
+}
