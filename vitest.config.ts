@@ -6,5 +6,7 @@ export default defineConfig({
     setupFiles: ["test/support/setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // End-to-end tests mostly wait on child processes and sockets, so more files than cores run well.
+    maxWorkers: 4,
   },
 });

@@ -225,7 +225,7 @@ describe("turns", () => {
   it("treats a stalled stream as disconnected after stream_idle_timeout_ms", async () => {
     const { server, mock } = await launch(
       [{ items: [{ type: "message", text: "never ends" }], hang: true }, { items: [{ type: "message", text: "ok" }] }],
-      { streamRetries: 1, idleMs: 300 },
+      { streamRetries: 1, idleMs: 1000 },
     );
     const threadId = await startThread(server);
     const { completed } = await runTurn(server, threadId, "Hi");
@@ -243,11 +243,11 @@ describe("turns", () => {
     const started = await server.request("turn/start", { threadId, input: [{ type: "text", text: "Long." }] });
     const turnId = started.result.turn.id;
     await server.waitFor((m) => m.method === "item/agentMessage/delta");
-    const asked = performance.now();
     const interrupt = await server.request("turn/interrupt", { threadId, turnId });
     expect(interrupt.result).toEqual({});
     const completed = await server.waitFor((m) => m.method === "turn/completed");
-    expect(performance.now() - asked).toBeLessThan(500);
+    // The scripted answer would stream for 20 s; the turn ended long before (no timed assertion: bench/ measures speed).
+    expect(server.messages.filter((m) => m.method === "item/agentMessage/delta").length).toBeLessThan(200);
     expect(completed.params.turn).toMatchObject({ status: "interrupted", items: [], itemsView: "notLoaded" });
     const order = server.messages.slice(server.messages.indexOf(interrupt)).map((m) => m.method ?? "response").filter((m) => m !== "item/agentMessage/delta");
     expect(order.slice(0, 4)).toEqual(["response", "item/completed", "thread/status/changed", "turn/completed"]);

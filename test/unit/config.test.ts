@@ -35,12 +35,18 @@ describe("locateKey", () => {
 
 describe("parseArgs", () => {
   it("reads serve flags and subcommands", () => {
-    expect(parseArgs(["app-server", "-c", "a=1", "--config=b=2", "--max-line-bytes", "10", "--jsonrpc"])).toEqual({
+    expect(
+      parseArgs(["app-server", "-c", "a=1", "--config=b=2", "--max-line-bytes", "10", "--jsonrpc", "--deterministic", "--script", "s.json"]),
+    ).toEqual({
       kind: "serve",
       overrides: [expect.objectContaining({ path: ["a"], value: 1 }), expect.objectContaining({ path: ["b"], value: 2 })],
       maxLineBytes: 10,
       includeJsonrpc: true,
+      deterministic: true,
+      script: "s.json",
     });
+    expect(parseArgs(["replay", "a.json", "b.json", "--check"])).toEqual({ kind: "replay", scenarios: ["a.json", "b.json"], mode: "check" });
+    expect(parseArgs(["demo", "--live"])).toEqual({ kind: "demo", live: true });
     expect(parseArgs(["generate-json-schema", "--out", "d"])).toEqual({ kind: "generate-json-schema", outDir: "d" });
     expect(parseArgs(["-V"])).toEqual({ kind: "version" });
   });

@@ -1,6 +1,7 @@
 import type { ConversationItem, ToolCall } from "../conversation.js";
 import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
+import type OpenAI from "openai";
 import { openaiFor, toModelError } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
 
@@ -40,9 +41,12 @@ interface PendingCall {
  * (custom) tools become functions with one `input` string, since the chat wire has no custom tools.
  */
 export function chatClient(provider: ProviderSettings): ModelClient {
+  let sdk: Promise<OpenAI> | undefined;
+  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
   return {
+    prepare: async () => void (await load()),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const client = await openaiFor(provider);
+      const client = await load();
       const customTools = new Set(request.tools.filter((tool) => tool.kind === "custom").map((tool) => tool.name));
       let opened = false;
       try {

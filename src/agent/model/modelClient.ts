@@ -66,5 +66,7 @@ export type ModelEvent =
 
 /** A model provider's streaming endpoint. Errors are thrown as {@link ModelError}. */
 export interface ModelClient {
+  /** Loads what the client needs (the SDK) so that time is not counted against the stream. */
+  prepare(): Promise<void>;
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }

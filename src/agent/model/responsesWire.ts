@@ -1,6 +1,7 @@
 import type { ConversationItem } from "../conversation.js";
 import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
+import type OpenAI from "openai";
 import { openaiFor, toModelError } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
 
@@ -39,9 +40,12 @@ interface ResponsesUsage {
 
 /** The Responses API (`POST /responses`, streaming), as Codex calls it. */
 export function responsesClient(provider: ProviderSettings): ModelClient {
+  let sdk: Promise<OpenAI> | undefined;
+  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
   return {
+    prepare: async () => void (await load()),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const client = await openaiFor(provider);
+      const client = await load();
       let opened = false;
       try {
         const body: Record<string, unknown> = {

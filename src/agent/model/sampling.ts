@@ -33,6 +33,7 @@ export async function* sample(
   provider: ProviderSettings,
   signal: AbortSignal,
 ): AsyncIterable<ModelEvent> {
+  await client.prepare();
   for (let attempt = 0; ; attempt++) {
     const idle = new AbortController();
     const combined = AbortSignal.any([signal, idle.signal]);
