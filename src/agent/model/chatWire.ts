@@ -1,8 +1,7 @@
 import type { ConversationItem, ToolCall } from "../conversation.js";
-import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
+import { modelUsage, type ModelClient, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
-import type OpenAI from "openai";
-import { openaiFor, toModelError } from "./openaiClient.js";
+import { sdkModelClient, type WireStream } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
 
 /** Fields of a Chat Completions stream chunk we read, including the reasoning fields OSS servers add. */
@@ -41,91 +40,81 @@ interface PendingCall {
  * (custom) tools become functions with one `input` string, since the chat wire has no custom tools.
  */
 export function chatClient(provider: ProviderSettings): ModelClient {
-  let sdk: Promise<OpenAI> | undefined;
-  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
-  return {
-    prepare: async () => void (await load()),
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const client = await load();
-      const customTools = new Set(request.tools.filter((tool) => tool.kind === "custom").map((tool) => tool.name));
-      let opened = false;
-      try {
-        const body: Record<string, unknown> = {
-          model: request.model,
-          messages: toMessages(request),
-          stream: true,
-          stream_options: { include_usage: true },
-        };
-        if (request.tools.length > 0) body.tools = request.tools.map(toFunction);
-        if (request.reasoning?.effort) body.reasoning_effort = request.reasoning.effort;
-        if (request.outputSchema !== undefined && request.outputSchema !== null) {
-          body.response_format = {
-            type: "json_schema",
-            json_schema: { name: "codex_output_schema", strict: true, schema: request.outputSchema },
-          };
-        }
-        const stream = (await client.chat.completions.create(body as never, { signal })) as unknown as AsyncIterable<ChatChunk>;
-        opened = true;
-        let messageId: string | null = null;
-        let reasoningId: string | null = null;
-        let text = "";
-        let reasoning = "";
-        let finished = false;
-        let usage: ModelUsage | null = null;
-        const calls: PendingCall[] = [];
-        let base = "chat";
-        for await (const chunk of stream) {
-          if (chunk.id) base = chunk.id;
-          if (chunk.usage) usage = toUsage(chunk.usage);
-          for (const choice of chunk.choices ?? []) {
-            const delta = choice.delta ?? {};
-            const thought = delta.reasoning_content ?? delta.reasoning;
-            if (thought) {
-              if (!reasoningId) {
-                reasoningId = `rs_${base}`;
-                yield { type: "reasoningStarted", id: reasoningId };
-              }
-              reasoning += thought;
-              yield { type: "reasoningTextDelta", id: reasoningId, index: 0, delta: thought };
-            }
-            if (delta.content) {
-              if (!messageId) {
-                messageId = `msg_${base}`;
-                yield { type: "messageStarted", id: messageId };
-              }
-              text += delta.content;
-              yield { type: "textDelta", id: messageId, delta: delta.content };
-            }
-            for (const part of delta.tool_calls ?? []) {
-              const index = part.index ?? calls.length;
-              calls[index] ??= { id: "", name: "", arguments: "" };
-              const call = calls[index]!;
-              if (part.id) call.id = part.id;
-              if (part.function?.name) call.name += part.function.name;
-              if (part.function?.arguments) call.arguments += part.function.arguments;
-            }
-            if (choice.finish_reason) finished = true;
-          }
-        }
-        if (!finished) {
-          throw new ModelError("stream closed before a finish_reason", "stream", {
-            responseStreamDisconnected: { httpStatusCode: null },
-          });
-        }
-        if (reasoningId) yield { type: "reasoningDone", item: { type: "reasoning", id: reasoningId, summary: [], content: [reasoning] } };
-        if (messageId) yield { type: "messageDone", id: messageId, text };
-        for (const [index, call] of calls.entries()) {
-          if (!call) continue;
-          yield { type: "toolCall", call: toToolCall(call, `call_${base}_${index}`, customTools) };
-        }
-        yield { type: "completed", usage };
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        throw await toModelError(error, opened);
-      }
-    },
-  };
+  return sdkModelClient(provider, streamChat);
 }
+
+const streamChat: WireStream = async function* (client, request, signal, opened) {
+  const customTools = new Set(request.tools.filter((tool) => tool.kind === "custom").map((tool) => tool.name));
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: toMessages(request),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools.length > 0) body.tools = request.tools.map(toFunction);
+  if (request.reasoning?.effort) body.reasoning_effort = request.reasoning.effort;
+  if (request.outputSchema !== undefined && request.outputSchema !== null) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: "codex_output_schema", strict: true, schema: request.outputSchema },
+    };
+  }
+  const stream = (await client.chat.completions.create(body as never, { signal })) as unknown as AsyncIterable<ChatChunk>;
+  opened();
+  let messageId: string | null = null;
+  let reasoningId: string | null = null;
+  let text = "";
+  let reasoning = "";
+  let finished = false;
+  let usage: ModelUsage | null = null;
+  const calls: PendingCall[] = [];
+  let base = "chat";
+  for await (const chunk of stream) {
+    if (chunk.id) base = chunk.id;
+    if (chunk.usage) usage = toUsage(chunk.usage);
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice.delta ?? {};
+      const thought = delta.reasoning_content ?? delta.reasoning;
+      if (thought) {
+        if (!reasoningId) {
+          reasoningId = `rs_${base}`;
+          yield { type: "reasoningStarted", id: reasoningId };
+        }
+        reasoning += thought;
+        yield { type: "reasoningTextDelta", id: reasoningId, index: 0, delta: thought };
+      }
+      if (delta.content) {
+        if (!messageId) {
+          messageId = `msg_${base}`;
+          yield { type: "messageStarted", id: messageId };
+        }
+        text += delta.content;
+        yield { type: "textDelta", id: messageId, delta: delta.content };
+      }
+      for (const part of delta.tool_calls ?? []) {
+        const index = part.index ?? calls.length;
+        calls[index] ??= { id: "", name: "", arguments: "" };
+        const call = calls[index]!;
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.name += part.function.name;
+        if (part.function?.arguments) call.arguments += part.function.arguments;
+      }
+      if (choice.finish_reason) finished = true;
+    }
+  }
+  if (!finished) {
+    throw new ModelError("stream closed before a finish_reason", "stream", {
+      responseStreamDisconnected: { httpStatusCode: null },
+    });
+  }
+  if (reasoningId) yield { type: "reasoningDone", item: { type: "reasoning", id: reasoningId, summary: [], content: [reasoning] } };
+  if (messageId) yield { type: "messageDone", id: messageId, text };
+  for (const [index, call] of calls.entries()) {
+    if (!call) continue;
+    yield { type: "toolCall", call: toToolCall(call, `call_${base}_${index}`, customTools) };
+  }
+  yield { type: "completed", usage };
+};
 
 function toToolCall(call: PendingCall, fallbackId: string, customTools: ReadonlySet<string>): ToolCall {
   const callId = call.id || fallbackId;

@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import type { ModelClient, ModelEvent, ModelRequest } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
 import type { ProviderSettings } from "./providers.js";
 
@@ -16,6 +17,28 @@ export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
     maxRetries: 0,
     timeout: provider.streamIdleTimeoutMs,
   });
+}
+
+/** One wire's streaming call: `opened()` is called once the HTTP response is there (errors after it are stream errors). */
+export type WireStream = (sdk: OpenAI, request: ModelRequest, signal: AbortSignal, opened: () => void) => AsyncIterable<ModelEvent>;
+
+/** A model client over the openai SDK: loads it once, runs the wire's stream, turns whatever fails into a ModelError. */
+export function sdkModelClient(provider: ProviderSettings, wire: WireStream): ModelClient {
+  let sdk: Promise<OpenAI> | undefined;
+  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
+  return {
+    prepare: async () => void (await load()),
+    async *stream(request, signal) {
+      const client = await load();
+      let isOpen = false;
+      try {
+        yield* wire(client, request, signal, () => (isOpen = true));
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        throw await toModelError(error, isOpen);
+      }
+    },
+  };
 }
 
 /** Classifies anything the SDK threw into a {@link ModelError}; `opened` says whether a stream had started. */

@@ -1,8 +1,7 @@
 import type { ConversationItem } from "../conversation.js";
-import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
+import { modelUsage, type ModelClient, type ModelEvent, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
-import type OpenAI from "openai";
-import { openaiFor, toModelError } from "./openaiClient.js";
+import { sdkModelClient, type WireStream } from "./openaiClient.js";
 import type { ProviderSettings } from "./providers.js";
 
 /** Fields of the Responses stream events we read; the SDK's types are narrower than what servers send. */
@@ -40,49 +39,39 @@ interface ResponsesUsage {
 
 /** The Responses API (`POST /responses`, streaming), as Codex calls it. */
 export function responsesClient(provider: ProviderSettings): ModelClient {
-  let sdk: Promise<OpenAI> | undefined;
-  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
-  return {
-    prepare: async () => void (await load()),
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
-      const client = await load();
-      let opened = false;
-      try {
-        const body: Record<string, unknown> = {
-          model: request.model,
-          instructions: request.instructions,
-          input: request.input.flatMap(toInputItem),
-          tools: request.tools.map(toTool),
-          tool_choice: "auto",
-          parallel_tool_calls: false,
-          store: false,
-          stream: true,
-          prompt_cache_key: request.promptCacheKey,
-        };
-        if (request.reasoning) {
-          body.reasoning = { effort: request.reasoning.effort ?? undefined, summary: request.reasoning.summary ?? undefined };
-          body.include = ["reasoning.encrypted_content"];
-        }
-        if (request.outputSchema !== undefined && request.outputSchema !== null) {
-          body.text = { format: { type: "json_schema", strict: true, name: "codex_output_schema", schema: request.outputSchema } };
-        }
-        const stream = (await client.responses.create(body as never, { signal })) as unknown as AsyncIterable<StreamEvent>;
-        opened = true;
-        const parts = new Map<string, number>();
-        for await (const event of stream) {
-          const completed = yield* translate(event, parts);
-          if (completed) return;
-        }
-        throw new ModelError("stream closed before response.completed", "stream", {
-          responseStreamDisconnected: { httpStatusCode: null },
-        });
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        throw await toModelError(error, opened);
-      }
-    },
-  };
+  return sdkModelClient(provider, streamResponses);
 }
+
+const streamResponses: WireStream = async function* (client, request, signal, opened) {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    instructions: request.instructions,
+    input: request.input.flatMap(toInputItem),
+    tools: request.tools.map(toTool),
+    tool_choice: "auto",
+    parallel_tool_calls: false,
+    store: false,
+    stream: true,
+    prompt_cache_key: request.promptCacheKey,
+  };
+  if (request.reasoning) {
+    body.reasoning = { effort: request.reasoning.effort ?? undefined, summary: request.reasoning.summary ?? undefined };
+    body.include = ["reasoning.encrypted_content"];
+  }
+  if (request.outputSchema !== undefined && request.outputSchema !== null) {
+    body.text = { format: { type: "json_schema", strict: true, name: "codex_output_schema", schema: request.outputSchema } };
+  }
+  const stream = (await client.responses.create(body as never, { signal })) as unknown as AsyncIterable<StreamEvent>;
+  opened();
+  const parts = new Map<string, number>();
+  for await (const event of stream) {
+    const completed = yield* translate(event, parts);
+    if (completed) return;
+  }
+  throw new ModelError("stream closed before response.completed", "stream", {
+    responseStreamDisconnected: { httpStatusCode: null },
+  });
+};
 
 /** Yields the model events of one stream event; returns true once the response is complete. */
 function* translate(event: StreamEvent, parts: Map<string, number>): Generator<ModelEvent, boolean> {
