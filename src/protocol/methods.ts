@@ -146,6 +146,8 @@ export type ServerRequestMethod = keyof typeof serverRequests;
 
 /** Params a client sends with request `M`, after validation. */
 export type ClientRequestParams<M extends ClientRequestMethod> = z.output<(typeof clientRequests)[M]["params"]>;
+/** Params a client may send with request `M` (before defaults and aliases are applied). */
+export type ClientRequestInput<M extends ClientRequestMethod> = z.input<(typeof clientRequests)[M]["params"]>;
 /** Result the server answers request `M` with. */
 export type ClientRequestResult<M extends ClientRequestMethod> = z.input<(typeof clientRequests)[M]["result"]>;
 /** Params of server notification `M`. */
