@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HELP_TEXT, UsageError, parseArgs } from "./cli/args.js";
-import { serveStdio } from "./cli/serveStdio.js";
+import { serve } from "./cli/serve.js";
 import { ConfigError } from "./config/load.js";
 import { generateJsonSchemas, renderSchemaFile } from "./protocol/jsonSchema.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
@@ -39,7 +39,7 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
     case "serve":
-      await serveStdio({ ...command, logger });
+      await serve({ ...command, logger });
   }
 }
 

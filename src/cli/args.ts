@@ -1,9 +1,12 @@
 import { parseOverride, type ConfigOverride } from "../config/overrides.js";
+import type { Listen, WebSocketAccess } from "./serve.js";
 
 /** What the command line asks for. */
 export type CliCommand =
   | {
       kind: "serve";
+      listen: Listen;
+      ws: WebSocketAccess;
       overrides: ConfigOverride[];
       maxLineBytes?: number;
       includeJsonrpc: boolean;
@@ -36,8 +39,12 @@ Usage:
   agent-app-server --version | --help
 
 Options:
-  --listen stdio://            where to listen (only stdio:// for now)
+  --listen stdio://|ws://IP:PORT
+                               where to listen (default stdio://; ws:// serves WebSocket clients, port 0: any)
   --stdio                      same as --listen stdio://
+  --ws-auth capability-token   require "Authorization: Bearer <token>" from WebSocket clients
+  --ws-token-file PATH         the token (or --ws-token-sha256 HEX, its SHA-256)
+  --ws-allow-origin ORIGIN     accept WebSocket requests from this browser origin (repeatable; others get 403)
   -c, --config key=value       override a config.toml key (dotted path; value parsed as TOML, else a string)
   --max-line-bytes N           longest accepted input line (default 67108864)
   --jsonrpc                    write "jsonrpc":"2.0" on outgoing messages (Codex omits it)
@@ -61,6 +68,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   let includeJsonrpc = false;
   let deterministic = false;
   let script: string | null = null;
+  let listen: Listen = { kind: "stdio" };
+  const ws: { auth: "none" | "capability-token"; tokenFile: string | null; tokenSha256: string | null; allowedOrigins: string[] } = {
+    auth: "none",
+    tokenFile: null,
+    tokenSha256: null,
+    allowedOrigins: [],
+  };
   while (args.length > 0) {
     const arg = args.shift()!;
     const [flag, inline] = splitFlag(arg);
@@ -73,13 +87,24 @@ export function parseArgs(argv: readonly string[]): CliCommand {
         return { kind: "help" };
       case "--stdio":
         break;
-      case "--listen": {
-        const target = inline ?? takeValue(args, flag);
-        if (target !== "stdio://" && target !== "stdio") {
-          throw new UsageError(`--listen ${target} is not supported yet; use stdio://`);
-        }
+      case "--listen":
+        listen = parseListen(inline ?? takeValue(args, flag));
+        break;
+      case "--ws-auth": {
+        const mode = inline ?? takeValue(args, flag);
+        if (mode !== "capability-token") throw new UsageError(`--ws-auth ${mode} is not supported; use capability-token`);
+        ws.auth = mode;
         break;
       }
+      case "--ws-token-file":
+        ws.tokenFile = inline ?? takeValue(args, flag);
+        break;
+      case "--ws-token-sha256":
+        ws.tokenSha256 = inline ?? takeValue(args, flag);
+        break;
+      case "--ws-allow-origin":
+        ws.allowedOrigins.push(inline ?? takeValue(args, flag));
+        break;
       case "-c":
       case "--config":
         overrides.push(parseOverrideFlag(inline ?? takeValue(args, flag)));
@@ -100,7 +125,8 @@ export function parseArgs(argv: readonly string[]): CliCommand {
         throw new UsageError(`unknown argument: ${arg}`);
     }
   }
-  return { kind: "serve", overrides, maxLineBytes, includeJsonrpc, deterministic, script };
+  if ((ws.tokenFile || ws.tokenSha256) && ws.auth === "none") ws.auth = "capability-token";
+  return { kind: "serve", listen, ws, overrides, maxLineBytes, includeJsonrpc, deterministic, script };
 }
 
 function parseGenerate(args: string[]): CliCommand {
@@ -112,6 +138,15 @@ function parseGenerate(args: string[]): CliCommand {
   }
   if (!outDir) throw new UsageError("generate-json-schema needs --out DIR");
   return { kind: "generate-json-schema", outDir };
+}
+
+function parseListen(target: string): Listen {
+  if (target === "stdio://" || target === "stdio") return { kind: "stdio" };
+  const match = /^ws:\/\/(\[[^\]]+\]|[^:/]+):(\d+)\/?$/.exec(target);
+  if (!match) throw new UsageError(`--listen ${target} is not supported; use stdio:// or ws://IP:PORT`);
+  const port = Number(match[2]);
+  if (port > 65535) throw new UsageError(`--listen ${target}: port out of range`);
+  return { kind: "ws", host: match[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
 function parseReplay(args: string[]): CliCommand {

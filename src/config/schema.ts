@@ -72,6 +72,8 @@ export const Config = z.looseObject({
   scripted_model_script: z.string().optional(),
   /** Our key: a file where the scripted model counts the responses served, so a restart continues the script. */
   scripted_model_progress: z.string().optional(),
+  /** Our key: unread output a WebSocket client may leave queued before it is disconnected (bytes, default 16 MiB). */
+  websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),

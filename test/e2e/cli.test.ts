@@ -31,9 +31,12 @@ describe("command line", () => {
     const unknown = ServerProcess.start({ args: ["app-server", "--frobnicate"] });
     expect((await unknown.waitExit()).code).toBe(2);
     expect(unknown.stderr).toContain("unknown argument: --frobnicate");
-    const ws = ServerProcess.start({ args: ["app-server", "--listen", "ws://127.0.0.1:0"] });
-    expect((await ws.waitExit()).code).toBe(2);
-    expect(ws.stderr).toContain("--listen ws://127.0.0.1:0 is not supported yet");
+    const unix = ServerProcess.start({ args: ["app-server", "--listen", "unix://"] });
+    expect((await unix.waitExit()).code).toBe(2);
+    expect(unix.stderr).toContain("--listen unix:// is not supported; use stdio:// or ws://IP:PORT");
+    const open = ServerProcess.start({ args: ["app-server", "--listen", "ws://0.0.0.0:0"] });
+    expect((await open.waitExit()).code).toBe(2);
+    expect(open.stderr).toContain("refusing to start a non-loopback WebSocket listener on 0.0.0.0 without auth");
   });
 
   it("writes JSON Schema files with generate-json-schema --out", async () => {

@@ -39,6 +39,8 @@ describe("parseArgs", () => {
       parseArgs(["app-server", "-c", "a=1", "--config=b=2", "--max-line-bytes", "10", "--jsonrpc", "--deterministic", "--script", "s.json"]),
     ).toEqual({
       kind: "serve",
+      listen: { kind: "stdio" },
+      ws: { auth: "none", tokenFile: null, tokenSha256: null, allowedOrigins: [] },
       overrides: [expect.objectContaining({ path: ["a"], value: 1 }), expect.objectContaining({ path: ["b"], value: 2 })],
       maxLineBytes: 10,
       includeJsonrpc: true,
@@ -47,6 +49,10 @@ describe("parseArgs", () => {
     });
     expect(parseArgs(["replay", "a.json", "b.json", "--check"])).toEqual({ kind: "replay", scenarios: ["a.json", "b.json"], mode: "check" });
     expect(parseArgs(["demo", "--live"])).toEqual({ kind: "demo", live: true });
+    expect(parseArgs(["--listen", "ws://127.0.0.1:4500", "--ws-token-file", "/t", "--ws-allow-origin", "http://localhost:3000"])).toMatchObject({
+      listen: { kind: "ws", host: "127.0.0.1", port: 4500 },
+      ws: { auth: "capability-token", tokenFile: "/t", allowedOrigins: ["http://localhost:3000"] },
+    });
     expect(parseArgs(["generate-json-schema", "--out", "d"])).toEqual({ kind: "generate-json-schema", outDir: "d" });
     expect(parseArgs(["-V"])).toEqual({ kind: "version" });
   });

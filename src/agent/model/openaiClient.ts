@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import type { ModelClient, ModelEvent, ModelRequest } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
+import { sseFriendlyFetch } from "./sseChunks.js";
 import type { ProviderSettings } from "./providers.js";
 
 /**
@@ -16,6 +17,7 @@ export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
     defaultQuery: provider.query,
     maxRetries: 0,
     timeout: provider.streamIdleTimeoutMs,
+    fetch: sseFriendlyFetch,
   });
 }
 

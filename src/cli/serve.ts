@@ -1,0 +1,142 @@
+import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { ensureHome, resolveHome } from "../config/home.js";
+import { loadConfig } from "../config/load.js";
+import type { ConfigOverride } from "../config/overrides.js";
+import { systemClock } from "../runtime/clock.js";
+import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
+import { uuidV7Source } from "../runtime/ids.js";
+import type { Logger } from "../runtime/logger.js";
+import { AppServer } from "../server/appServer.js";
+import { startScriptedProvider } from "../testing/scriptedProvider.js";
+import { UsageError } from "./args.js";
+
+/** How long shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 1_500;
+// A WebSocket client may leave this much output unread before it is disconnected (config: websocket_max_buffered_bytes).
+const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+const WS_PING_INTERVAL_MS = 30_000;
+
+/** Where to serve. */
+export type Listen = { readonly kind: "stdio" } | { readonly kind: "ws"; readonly host: string; readonly port: number };
+
+/** WebSocket access control from the command line. */
+export interface WebSocketAccess {
+  readonly auth: "none" | "capability-token";
+  readonly tokenFile: string | null;
+  readonly tokenSha256: string | null;
+  readonly allowedOrigins: readonly string[];
+}
+
+/** Options of {@link serve}. */
+export interface ServeOptions {
+  readonly listen: Listen;
+  readonly ws: WebSocketAccess;
+  readonly overrides: readonly ConfigOverride[];
+  readonly maxLineBytes?: number;
+  readonly includeJsonrpc: boolean;
+  readonly deterministic: boolean;
+  readonly script: string | null;
+  readonly logger: Logger;
+}
+
+/**
+ * Serves until told to stop (stdin EOF for stdio, SIGTERM or SIGINT for both), then drains
+ * admitted requests, interrupts running turns, flushes output and exits 0 within the deadline.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
+  const tokenSha256 = options.listen.kind === "ws" ? await tokenHash(options.ws) : null;
+  // The WebSocket code (and the ws package) loads only when a WebSocket listener is asked for.
+  const webSocket = options.listen.kind === "ws" ? await loadWebSocket() : null;
+  if (options.listen.kind === "ws" && !webSocket!.isLoopback(options.listen.host) && tokenSha256 === null) {
+    throw new UsageError(`refusing to start a non-loopback WebSocket listener on ${options.listen.host} without auth (--ws-auth capability-token)`);
+  }
+  const home = resolveHome();
+  await ensureHome(home);
+  const loaded = await loadConfig(home, options.overrides);
+  const scripted = await startScriptedProvider(loaded.config, { file: options.script });
+  const config = scripted?.config ?? loaded.config;
+  const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
+  const clock = deterministic?.clock ?? systemClock;
+  const server = new AppServer({
+    home,
+    config,
+    clock,
+    ids: deterministic?.ids ?? uuidV7Source(clock),
+    configWarnings: loaded.warnings,
+    logger: options.logger,
+    maxLineBytes: options.maxLineBytes,
+    includeJsonrpc: options.includeJsonrpc,
+  });
+  await server.init();
+  const closers: Array<() => Promise<unknown> | undefined> = [() => scripted?.mock.close(), () => deterministic?.save()];
+
+  let exiting = false;
+  const stop = (reason: string) => {
+    if (exiting) return;
+    exiting = true;
+    options.logger.info({ reason }, "shutting down");
+    setTimeout(() => {
+      options.logger.warn("shutdown deadline passed; exiting with work still in flight");
+      process.exit(0);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    void (async () => {
+      await server.shutdown();
+      for (const close of closers) await close();
+    })().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        options.logger.error({ err: error }, "shutdown failed");
+        process.exit(0);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+
+  if (options.listen.kind === "stdio") {
+    const connection = server.connect(process.stdin, process.stdout);
+    options.logger.info({ home, pid: process.pid }, "serving on stdio");
+    connection.onInputClosed(() => stop("stdin closed"));
+    return;
+  }
+  const { listenWebSocket, webSocketStreams } = webSocket!;
+  const listener = await listenWebSocket({
+    host: options.listen.host,
+    port: options.listen.port,
+    auth: { tokenSha256, allowedOrigins: options.ws.allowedOrigins },
+    maxMessageBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
+    pingIntervalMs: WS_PING_INTERVAL_MS,
+    onConnection: (socket, request) => {
+      const { input, output } = webSocketStreams(socket, {
+        maxBufferedBytes: config.websocket_max_buffered_bytes ?? WS_MAX_BUFFERED_BYTES,
+        onSlowClient: () => options.logger.warn({ remote: request.socket.remoteAddress }, "disconnected a client that stopped reading"),
+        onError: (error) => options.logger.warn({ remote: request.socket.remoteAddress, err: error }, "WebSocket error; closing that connection"),
+      });
+      server.connect(input, output);
+    },
+  });
+  closers.unshift(() => listener.close());
+  // Clients (and tests) learn the address from this line when the port was 0.
+  options.logger.info({ home, pid: process.pid, url: listener.url }, `listening on ${listener.url}`);
+}
+
+async function loadWebSocket() {
+  const [listener, streams] = await Promise.all([import("../transport/webSocketListener.js"), import("../transport/webSocketStreams.js")]);
+  return { ...listener, ...streams };
+}
+
+/** The SHA-256 of the capability token the listener requires, or null when there is no auth. */
+async function tokenHash(access: WebSocketAccess): Promise<string | null> {
+  if (access.auth === "none") return null;
+  if (access.tokenSha256) {
+    if (!/^[0-9a-f]{64}$/i.test(access.tokenSha256)) throw new UsageError("--ws-token-sha256 needs 64 hex digits");
+    return access.tokenSha256.toLowerCase();
+  }
+  if (!access.tokenFile) throw new UsageError("--ws-auth capability-token needs --ws-token-file PATH or --ws-token-sha256 HEX");
+  const token = (await readFile(access.tokenFile, "utf8").catch((error: Error) => {
+    throw new UsageError(`cannot read --ws-token-file ${access.tokenFile}: ${error.message}`);
+  })).trim();
+  if (!token) throw new UsageError(`--ws-token-file ${access.tokenFile} is empty`);
+  return createHash("sha256").update(token).digest("hex");
+}

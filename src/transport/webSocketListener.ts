@@ -1,0 +1,107 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+
+/** Who may connect. */
+export interface WebSocketAuth {
+  /** SHA-256 (hex) of the capability token clients send as `Authorization: Bearer <token>`; null: no auth. */
+  readonly tokenSha256: string | null;
+  /** Origins allowed to connect; requests with any other `Origin` header are refused (403). */
+  readonly allowedOrigins: readonly string[];
+}
+
+/** Options of {@link listenWebSocket}. */
+export interface WebSocketListenerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly auth: WebSocketAuth;
+  /** Largest accepted message (bytes); a bigger one closes that connection only (1009). */
+  readonly maxMessageBytes: number;
+  /** How often to ping; a client that missed the last pong is dropped. */
+  readonly pingIntervalMs: number;
+  /** Extra `GET` routes served on the same port (path → JSON body). */
+  readonly routes?: Readonly<Record<string, () => unknown>>;
+  readonly onConnection: (socket: WebSocket, request: http.IncomingMessage) => void;
+}
+
+/** A running listener. */
+export interface WebSocketListener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Whether a host name or address is this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
+}
+
+/**
+ * The WebSocket listener of `--listen ws://IP:PORT`, as Codex's: one JSON-RPC message per text
+ * frame, `GET /readyz` and `/healthz` on the same port, capability-token auth checked (in constant
+ * time) before the upgrade, `Origin` refused unless allowed, a message size limit, ping/pong.
+ */
+export async function listenWebSocket(options: WebSocketListenerOptions): Promise<WebSocketListener> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const routes: Record<string, () => unknown> = { "/readyz": () => ({ status: "ok" }), "/healthz": () => ({ status: "ok" }), ...options.routes };
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0]!;
+    const route = request.method === "GET" ? routes[path] : undefined;
+    if (request.headers.origin !== undefined && !options.auth.allowedOrigins.includes(request.headers.origin)) {
+      response.writeHead(403).end();
+      return;
+    }
+    if (!route) {
+      response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+      return;
+    }
+    if (path !== "/readyz" && path !== "/healthz" && !authorized(request, options.auth)) {
+      response.writeHead(401).end();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(route()));
+  });
+  server.on("upgrade", (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, text: string) => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (request.headers.origin !== undefined && !options.auth.allowedOrigins.includes(request.headers.origin)) return refuse(403, "Forbidden");
+    if (!authorized(request, options.auth)) return refuse(401, "Unauthorized");
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      let alive = true;
+      ws.on("pong", () => (alive = true));
+      const ping = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, options.pingIntervalMs);
+      ping.unref();
+      ws.on("close", () => clearInterval(ping));
+      options.onConnection(ws, request);
+    });
+  });
+  server.listen(options.port, options.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `ws://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function authorized(request: http.IncomingMessage, auth: WebSocketAuth): boolean {
+  if (auth.tokenSha256 === null) return true;
+  const header = request.headers.authorization ?? "";
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  if (!match) return false;
+  const given = createHash("sha256").update(match[1]!.trim()).digest();
+  const expected = Buffer.from(auth.tokenSha256, "hex");
+  return expected.length === given.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,52 @@
+import { PassThrough, Writable } from "node:stream";
+import type { WebSocket } from "ws";
+
+/** Options of {@link webSocketStreams}. */
+export interface WebSocketStreamOptions {
+  /** Unsent bytes a client may leave queued before it is disconnected (it stopped reading). */
+  readonly maxBufferedBytes: number;
+  /** Called once when the client is disconnected for not reading. */
+  readonly onSlowClient: () => void;
+  /** A protocol error on the socket (an oversized frame, a bad close); ws closes the socket after it. */
+  readonly onError: (error: Error) => void;
+}
+
+/**
+ * A WebSocket as the newline-delimited byte streams the rest of the server speaks: each text
+ * frame becomes one input line, each output line one frame. Line breaks inside a frame are JSON
+ * whitespace and become spaces, so a frame is always one message (two messages in one frame fail
+ * to parse and are answered with an error).
+ */
+export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOptions): { input: PassThrough; output: Writable } {
+  const input = new PassThrough();
+  // Without a listener a socket error (an oversized message) would crash the whole server.
+  socket.on("error", (error) => options.onError(error));
+  socket.on("message", (data, isBinary) => {
+    if (isBinary) return;
+    input.write(String(data).replace(/[\r\n]/g, " ") + "\n");
+  });
+  socket.on("close", () => input.end());
+  let partial = "";
+  let dropped = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const lines = (partial + chunk.toString("utf8")).split("\n");
+      partial = lines.pop()!;
+      if (socket.readyState !== socket.OPEN) return callback();
+      for (const line of lines) socket.send(line);
+      if (!dropped && socket.bufferedAmount > options.maxBufferedBytes) {
+        // A client that stops reading must not make the server hold its output without bound.
+        dropped = true;
+        options.onSlowClient();
+        socket.terminate();
+      }
+      callback();
+    },
+    final(callback) {
+      if (socket.readyState === socket.OPEN) socket.close(1000);
+      callback();
+    },
+  });
+  socket.on("close", () => output.destroy());
+  return { input, output };
+}

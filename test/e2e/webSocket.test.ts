@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { AppServerClient } from "../../src/client/index.js";
+import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { ServerProcess } from "../support/serverProcess.js";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Starts a WebSocket server on a free port and returns its URL (read from its log). */
+async function wsServer(args: string[] = [], responses: MockResponseInput[] = []): Promise<{ url: string; server: ServerProcess; mock: MockModel }> {
+  const mock = await startMockModel({ responses });
+  cleanups.push(() => mock.close());
+  const server = ServerProcess.start({
+    args: ["app-server", "--listen", "ws://127.0.0.1:0", "-c", `model_provider="mock"`, "-c", `model_providers.mock={base_url="${mock.url}",request_max_retries=0,stream_max_retries=0}`, ...args],
+    protocol: false,
+  });
+  cleanups.push(() => server.signal("SIGTERM"));
+  await server.waitForStderr("listening on ws://");
+  const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+  return { url, server, mock };
+}
+
+async function client(url: string, token?: string): Promise<AppServerClient> {
+  const connected = await AppServerClient.connect(url, { token });
+  cleanups.push(() => connected.close());
+  return connected;
+}
+
+/** Opens a raw WebSocket and resolves with how the upgrade went. */
+function rawUpgrade(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on("open", () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.on("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
+    socket.on("error", () => undefined);
+  });
+}
+
+describe("WebSocket listener", () => {
+  it("serves readyz and healthz, and lets two clients share a thread", async () => {
+    const { url } = await wsServer([], [{ items: [{ type: "message", deltas: ["shared ", "answer"] }] }]);
+    for (const route of ["readyz", "healthz"]) {
+      expect((await fetch(`${url.replace("ws:", "http:")}/${route}`)).status).toBe(200);
+    }
+    const a = await client(url);
+    const b = await client(url);
+    const { thread } = await a.startThread({ cwd: os.tmpdir() });
+    await b.request("thread/resume", { threadId: thread.id });
+    const seenByB: string[] = [];
+    b.on("item/agentMessage/delta", (params) => seenByB.push(params.delta));
+    const completedForB = new Promise((resolve) => b.on("turn/completed", resolve));
+    expect(await AppServerClient.collectText(a.runTurn(thread.id, "Hi both"))).toBe("shared answer");
+    await completedForB;
+    expect(seenByB).toEqual(["shared ", "answer"]);
+  });
+
+  it("requires the capability token when auth is on, compared by hash", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-token-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(path.join(dir, "token"), "s3cret-token\n");
+    const { url } = await wsServer(["--ws-auth", "capability-token", "--ws-token-file", path.join(dir, "token")]);
+    expect(await rawUpgrade(url, {})).toBe(401);
+    expect(await rawUpgrade(url, { authorization: "Bearer wrong" })).toBe(401);
+    expect(await rawUpgrade(url, { authorization: "Bearer s3cret-token" })).toBe(101);
+    const authed = await client(url, "s3cret-token");
+    expect((await authed.startThread({})).thread.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("refuses browser origins unless allowed", async () => {
+    const { url } = await wsServer(["--ws-allow-origin", "http://localhost:3000"]);
+    expect(await rawUpgrade(url, { origin: "https://evil.example" })).toBe(403);
+    expect(await rawUpgrade(url, { origin: "http://localhost:3000" })).toBe(101);
+    expect((await fetch(`${url.replace("ws:", "http:")}/readyz`, { headers: { origin: "https://evil.example" } })).status).toBe(403);
+  });
+
+  it("closes a connection that sends an oversized message, and only that one", async () => {
+    const { url } = await wsServer(["--max-line-bytes", "4096"]);
+    const healthy = await client(url);
+    const socket = new WebSocket(url);
+    await new Promise((resolve) => socket.on("open", resolve));
+    const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
+    socket.send(JSON.stringify({ id: 1, method: "thread/list", params: { searchTerm: "x".repeat(10_000) } }));
+    expect(await closed).toBe(1009);
+    expect((await healthy.request("thread/list", {})).data).toEqual([]);
+  });
+});
