@@ -16,6 +16,8 @@ const SHUTDOWN_DEADLINE_MS = 1_500;
 // A WebSocket client may leave this much output unread before it is disconnected (config: websocket_max_buffered_bytes).
 const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const WS_PING_INTERVAL_MS = 30_000;
+// How long a client's queue may stay over that bound before it counts as not reading.
+const WS_SLOW_CLIENT_GRACE_MS = 2_000;
 
 /** Where to serve. */
 export type Listen = { readonly kind: "stdio" } | { readonly kind: "ws"; readonly host: string; readonly port: number };
@@ -110,6 +112,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     onConnection: (socket, request) => {
       const { input, output } = webSocketStreams(socket, {
         maxBufferedBytes: config.websocket_max_buffered_bytes ?? WS_MAX_BUFFERED_BYTES,
+        slowClientGraceMs: WS_SLOW_CLIENT_GRACE_MS,
         onSlowClient: () => options.logger.warn({ remote: request.socket.remoteAddress }, "disconnected a client that stopped reading"),
         onError: (error) => options.logger.warn({ remote: request.socket.remoteAddress, err: error }, "WebSocket error; closing that connection"),
       });

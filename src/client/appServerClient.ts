@@ -65,6 +65,7 @@ export class AppServerClient {
   private commandApproval: CommandApprovalHandler = () => "decline";
   private fileChangeApproval: FileChangeApprovalHandler = () => "decline";
   private closedReason: string | null = null;
+  private readonly closeWaiters = new Set<() => void>();
 
   private constructor(private readonly transport: ClientTransport) {
     transport.onMessage((message) => this.receive(message));
@@ -72,6 +73,7 @@ export class AppServerClient {
       this.closedReason = reason;
       for (const { reject } of this.pending.values()) reject(new AppServerError(reason, -32000));
       this.pending.clear();
+      for (const wake of this.closeWaiters) wake();
     });
   }
 
@@ -187,7 +189,11 @@ export class AppServerClient {
           if (event.method === "turn/completed") return;
         }
         if (this.closedReason) throw new AppServerError(this.closedReason, -32000);
-        await new Promise<void>((resolve) => (wake = resolve));
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          this.closeWaiters.add(resolve);
+        });
+        this.closeWaiters.delete(wake!);
         wake = null;
       }
     } finally {

@@ -5,6 +5,8 @@ import type { WebSocket } from "ws";
 export interface WebSocketStreamOptions {
   /** Unsent bytes a client may leave queued before it is disconnected (it stopped reading). */
   readonly maxBufferedBytes: number;
+  /** How long the queue may stay over that bound (one big message may pass it for a moment). */
+  readonly slowClientGraceMs: number;
   /** Called once when the client is disconnected for not reading. */
   readonly onSlowClient: () => void;
   /** A protocol error on the socket (an oversized frame, a bad close); ws closes the socket after it. */
@@ -28,18 +30,30 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
   socket.on("close", () => input.end());
   let partial = "";
   let dropped = false;
+  let overflowTimer: NodeJS.Timeout | undefined;
+  // A client that stops reading must not make the server hold its output without bound: if its
+  // queue stays over the bound for the grace period, it is disconnected.
+  const watchQueue = (): void => {
+    if (dropped || socket.bufferedAmount <= options.maxBufferedBytes) {
+      clearTimeout(overflowTimer);
+      overflowTimer = undefined;
+      return;
+    }
+    overflowTimer ??= setTimeout(() => {
+      overflowTimer = undefined;
+      if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= options.maxBufferedBytes) return;
+      dropped = true;
+      options.onSlowClient();
+      socket.terminate();
+    }, options.slowClientGraceMs);
+  };
   const output = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       const lines = (partial + chunk.toString("utf8")).split("\n");
       partial = lines.pop()!;
       if (socket.readyState !== socket.OPEN) return callback();
-      for (const line of lines) socket.send(line);
-      if (!dropped && socket.bufferedAmount > options.maxBufferedBytes) {
-        // A client that stops reading must not make the server hold its output without bound.
-        dropped = true;
-        options.onSlowClient();
-        socket.terminate();
-      }
+      for (const line of lines) socket.send(line, watchQueue);
+      watchQueue();
       callback();
     },
     final(callback) {
@@ -47,6 +61,7 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
       callback();
     },
   });
+  socket.on("close", () => clearTimeout(overflowTimer));
   socket.on("close", () => output.destroy());
   return { input, output };
 }

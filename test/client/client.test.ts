@@ -134,6 +134,27 @@ describe("AppServerClient against a hand-written fake server", () => {
   });
 });
 
+describe("AppServerClient when the server goes away", () => {
+  it("ends runTurn with an AppServerError instead of waiting forever", async () => {
+    const toServer = new PassThrough();
+    const toClient = new PassThrough();
+    createInterface({ input: toServer }).on("line", (line) => {
+      const message = JSON.parse(line);
+      const reply = (value: object) => toClient.write(JSON.stringify(value) + "\n");
+      if (message.method === "initialize") reply({ id: message.id, result: { userAgent: "fake/1", codexHome: "/f", platformFamily: "unix", platformOs: "linux" } });
+      if (message.method === "turn/start") {
+        reply({ id: message.id, result: { turn: { id: "u", items: [], status: "inProgress" } } });
+        reply({ method: "turn/started", params: { threadId: "t", turn: { id: "u", items: [], status: "inProgress" } } });
+        toClient.end();
+      }
+    });
+    const client = await AppServerClient.start(streamTransport(toClient, toServer, async () => void toServer.end()));
+    const failure = await AppServerClient.collectText(client.runTurn("t", "hi")).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AppServerError);
+    expect((failure as AppServerError).message).toContain("closed");
+  });
+});
+
 describe("the client's dependencies", () => {
   it("imports nothing of the server: only the protocol, its own files and Node", async () => {
     const { readdirSync, readFileSync } = await import("node:fs");

@@ -92,4 +92,35 @@ describe("WebSocket listener", () => {
     expect(await closed).toBe(1009);
     expect((await healthy.request("thread/list", {})).data).toEqual([]);
   });
+
+  it("disconnects a client that stops reading while another keeps streaming", async () => {
+    const { url, server } = await wsServer(["-c", "websocket_max_buffered_bytes=65536"], [
+      { items: [{ type: "message", repeat: 300, delta: "x".repeat(50_000) }] },
+    ]);
+    const fast = await client(url);
+    const { thread } = await fast.startThread({});
+    const slow = new WebSocket(url);
+    cleanups.push(() => slow.terminate());
+    const answered = new Set<number>();
+    const waiters: Array<() => void> = [];
+    slow.on("message", (data) => {
+      const message = JSON.parse(String(data));
+      if (message.id !== undefined && !message.method) answered.add(message.id);
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const answer = async (id: number) => {
+      while (!answered.has(id)) await new Promise<void>((resolve) => waiters.push(resolve));
+    };
+    await new Promise((resolve) => slow.on("open", resolve));
+    slow.send(JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "slow", version: "1" } } }));
+    await answer(1);
+    slow.send(JSON.stringify({ id: 2, method: "thread/resume", params: { threadId: thread.id } }));
+    await answer(2);
+    // Stop reading: the slow client's TCP socket is paused, so the server's queue for it grows.
+    (slow as unknown as { _socket: { pause(): void } })._socket.pause();
+    const text = await AppServerClient.collectText(fast.runTurn(thread.id, "Stream a lot."));
+    expect(text.length).toBe(300 * 50_000);
+    await server.waitForStderr("disconnected a client that stopped reading");
+    expect(server.stderr.split("disconnected a client that stopped reading").length - 1).toBe(1);
+  });
 });
