@@ -12,6 +12,7 @@ export type CliCommand =
       includeJsonrpc: boolean;
       deterministic: boolean;
       script: string | null;
+      sessionLog: string | null;
     }
   | { kind: "generate-json-schema"; outDir: string }
   | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
@@ -50,6 +51,7 @@ Options:
   --jsonrpc                    write "jsonrpc":"2.0" on outgoing messages (Codex omits it)
   --deterministic              sequential ids and a stepping clock: the same input gives the same bytes
   --script FILE                serve turns from a scripted model (JSON script; model_provider "scripted")
+  --session-log DIR            append every message, both directions, to DIR/<connection>.jsonl (secrets redacted)
 
 Environment:
   AGENT_APP_SERVER_HOME        home directory (default ~/.agent-app-server); config in config.toml there
@@ -68,6 +70,7 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   let includeJsonrpc = false;
   let deterministic = false;
   let script: string | null = null;
+  let sessionLog: string | null = null;
   let listen: Listen = { kind: "stdio" };
   const ws: { auth: "none" | "capability-token"; tokenFile: string | null; tokenSha256: string | null; allowedOrigins: string[] } = {
     auth: "none",
@@ -121,12 +124,15 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       case "--script":
         script = inline ?? takeValue(args, flag);
         break;
+      case "--session-log":
+        sessionLog = inline ?? takeValue(args, flag);
+        break;
       default:
         throw new UsageError(`unknown argument: ${arg}`);
     }
   }
   if ((ws.tokenFile || ws.tokenSha256) && ws.auth === "none") ws.auth = "capability-token";
-  return { kind: "serve", listen, ws, overrides, maxLineBytes, includeJsonrpc, deterministic, script };
+  return { kind: "serve", listen, ws, overrides, maxLineBytes, includeJsonrpc, deterministic, script, sessionLog };
 }
 
 function parseGenerate(args: string[]): CliCommand {

@@ -39,6 +39,7 @@ export interface ServeOptions {
   readonly includeJsonrpc: boolean;
   readonly deterministic: boolean;
   readonly script: string | null;
+  readonly sessionLog: string | null;
   readonly logger: Logger;
 }
 
@@ -69,6 +70,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,
     includeJsonrpc: options.includeJsonrpc,
+    sessionLogDir: options.sessionLog ?? undefined,
   });
   await server.init();
   const closers: Array<() => Promise<unknown> | undefined> = [() => scripted?.mock.close(), () => deterministic?.save()];
@@ -109,6 +111,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     auth: { tokenSha256, allowedOrigins: options.ws.allowedOrigins },
     maxMessageBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
     pingIntervalMs: WS_PING_INTERVAL_MS,
+    routes: server.audit ? { "/sessions": () => ({ sessions: server.audit!.list() }) } : {},
     onConnection: (socket, request) => {
       const { input, output } = webSocketStreams(socket, {
         maxBufferedBytes: config.websocket_max_buffered_bytes ?? WS_MAX_BUFFERED_BYTES,

@@ -18,6 +18,8 @@ import { ServerRequestBroker } from "./serverRequests.js";
 import { turnHandlers } from "./handlers/turns.js";
 import { ToolRegistry, type Tool } from "../agent/tools/tool.js";
 import { builtInTools } from "../agent/tools/builtInTools.js";
+import { secretValuesOf } from "./secretRedaction.js";
+import { SessionAudit } from "./sessionAudit.js";
 
 /** How to build an {@link AppServer}. */
 export interface AppServerOptions {
@@ -41,6 +43,8 @@ export interface AppServerOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Tools offered to the model (default: the built-in tools). */
   readonly tools?: readonly Tool[];
+  /** Append every message of every connection to JSONL files in this directory (secrets redacted). */
+  readonly sessionLogDir?: string;
 }
 
 /** The server: shared services plus any number of client connections over byte streams. */
@@ -54,11 +58,15 @@ export class AppServer implements ConnectionHost {
   private readonly connections = new Set<ClientConnection>();
   private stopping: Promise<void> | undefined;
   private readonly warned = new Set<string>();
+  readonly audit: SessionAudit | undefined;
+  readonly secretValues: readonly string[];
 
   constructor(private readonly options: AppServerOptions) {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.store = new ThreadStore(options.home, this.logger);
+    this.secretValues = secretValuesOf(options.env ?? process.env);
+    this.audit = options.sessionLogDir ? new SessionAudit(options.sessionLogDir, this.clock, this.secretValues) : undefined;
     this.threads = new ThreadManager<ClientConnection>({
       store: this.store,
       config: options.config,

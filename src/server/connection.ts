@@ -14,6 +14,8 @@ import type { NewlineMessageReader } from "../transport/lineReader.js";
 import type { NewlineMessageWriter } from "../transport/lineWriter.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
+import { redactSecrets } from "./secretRedaction.js";
+import type { SessionAudit, SessionLog } from "./sessionAudit.js";
 
 /** A server notification built once and fanned out to every subscribed connection. */
 export interface OutgoingNotification {
@@ -35,6 +37,10 @@ export interface ConnectionHost {
   readonly logger: Logger;
   readonly dispatcher: Dispatcher;
   readonly serverRequests: ServerRequestBroker;
+  /** Where every message goes when the audit log is on. */
+  readonly audit?: SessionAudit;
+  /** Values to mask wherever messages are logged. */
+  readonly secretValues?: readonly string[];
 }
 
 let nextConnectionNumber = 0;
@@ -47,6 +53,7 @@ let nextConnectionNumber = 0;
 export class ClientConnection {
   /** Distinguishes connections in the log. */
   readonly number = nextConnectionNumber++;
+  private readonly auditLog: SessionLog | undefined;
   private session: ClientSession | undefined;
   private readonly rpc: MessageConnection;
   private readonly logger: Logger;
@@ -65,6 +72,7 @@ export class ClientConnection {
     private readonly writer: NewlineMessageWriter,
   ) {
     this.logger = host.logger.child({ connection: this.number });
+    this.auditLog = host.audit?.open(this.number);
     reader.setInterceptor((message) => this.intercept(message));
     reader.onInvalidMessage((invalid) => this.reject(invalid));
     reader.onIgnoredMessage((reason) => this.logger.warn(`ignored input: ${reason}`));
@@ -216,8 +224,9 @@ export class ClientConnection {
 
   /** Logs traffic: method and id at `debug`, whole messages (possibly megabytes) only at `trace`. */
   private trace(direction: "recv" | "send", message: Message): void {
+    this.auditLog?.record(direction === "recv" ? "in" : "out", message);
     if (this.logger.isLevelEnabled("trace")) {
-      this.logger.trace({ message }, direction);
+      this.logger.trace({ message: redactSecrets(message, this.host.secretValues) }, direction);
     } else if (this.logger.isLevelEnabled("debug")) {
       const { id, method } = message as { id?: unknown; method?: unknown };
       const error = (message as { error?: { code: number } }).error;
@@ -239,6 +248,7 @@ export class ClientConnection {
     this.host.serverRequests.dropOwner(this, "connection closed");
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     for (const listener of this.outputClosedListeners.splice(0)) listener();
+    this.auditLog?.close();
   }
 
   private rpcLogger() {

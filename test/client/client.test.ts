@@ -21,7 +21,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function mockWith(responses: Parameters<typeof startMockModel>[0]["responses"]): Promise<MockModel> {
+async function mockWith(responses: NonNullable<Parameters<typeof startMockModel>[0]>["responses"]): Promise<MockModel> {
   const mock = await startMockModel({ responses });
   cleanups.push(() => mock.close());
   return mock;

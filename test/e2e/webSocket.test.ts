@@ -123,4 +123,37 @@ describe("WebSocket listener", () => {
     await server.waitForStderr("disconnected a client that stopped reading");
     expect(server.stderr.split("disconnected a client that stopped reading").length - 1).toBe(1);
   });
+
+  it("keeps an audit log per connection, lists it on /sessions, and never writes secrets", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-audit-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const secret = "sk-test-0123456789abcdefghij";
+    const mock = await startMockModel({ responses: [{ items: [{ type: "message", text: `echo ${secret}` }] }] });
+    cleanups.push(() => mock.close());
+    const server = ServerProcess.start({
+      args: ["app-server", "--listen", "ws://127.0.0.1:0", "--session-log", dir, "-c", `model_provider="mock"`, "-c", `model_providers.mock={base_url="${mock.url}",env_key="MOCK_API_KEY"}`],
+      env: { MOCK_API_KEY: secret },
+      protocol: false,
+    });
+    cleanups.push(() => server.signal("SIGTERM"));
+    await server.waitForStderr("listening on ws://");
+    const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+    const auditClient = await client(url);
+    const { thread } = await auditClient.startThread({ config: { "model_providers.other.api_key": secret } });
+    await AppServerClient.collectText(auditClient.runTurn(thread.id, `my token is ${secret}`));
+    const listing = (await (await fetch(`${url.replace("ws:", "http:")}/sessions`)).json()) as { sessions: any[] };
+    expect(listing.sessions).toHaveLength(1);
+    const session = listing.sessions[0];
+    expect(session.messageCount).toBeGreaterThan(10);
+    const { readFileSync: read } = await import("node:fs");
+    const lines = read(session.file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines.length).toBe(session.messageCount);
+    expect(lines[0]).toMatchObject({ dir: "in", connection: session.id, msg: { method: "initialize" } });
+    expect(lines.some((line) => line.dir === "out" && line.msg.method === "turn/completed")).toBe(true);
+    expect(typeof lines[0].ts).toBe("string");
+    const text = read(session.file, "utf8");
+    expect(text).not.toContain(secret);
+    expect(text).toContain("[REDACTED]");
+    expect(server.stderr).not.toContain(secret);
+  });
 });

@@ -46,6 +46,7 @@ describe("parseArgs", () => {
       includeJsonrpc: true,
       deterministic: true,
       script: "s.json",
+      sessionLog: null,
     });
     expect(parseArgs(["replay", "a.json", "b.json", "--check"])).toEqual({ kind: "replay", scenarios: ["a.json", "b.json"], mode: "check" });
     expect(parseArgs(["demo", "--live"])).toEqual({ kind: "demo", live: true });
