@@ -28,6 +28,12 @@ async function main(argv: readonly string[]): Promise<void> {
       }
       return;
     }
+    case "generate-ts": {
+      const { generateTypeScript } = await import("./protocol/typeScript.js");
+      await mkdir(command.outDir, { recursive: true });
+      await writeFile(path.join(command.outDir, "protocol.d.ts"), generateTypeScript());
+      return;
+    }
     case "replay": {
       const { replay } = await import("./cli/replay.js");
       process.exitCode = await replay(command.scenarios, command.mode);

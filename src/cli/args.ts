@@ -15,6 +15,7 @@ export type CliCommand =
       sessionLog: string | null;
     }
   | { kind: "generate-json-schema"; outDir: string }
+  | { kind: "generate-ts"; outDir: string }
   | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
   | { kind: "demo"; live: boolean }
   | { kind: "version" }
@@ -33,6 +34,7 @@ export const HELP_TEXT = `agent-app-server: a Codex-compatible app-server for AI
 Usage:
   agent-app-server [app-server] [options]      serve the protocol on stdin/stdout
   agent-app-server generate-json-schema --out DIR
+  agent-app-server generate-ts --out DIR       TypeScript declarations of the protocol (DIR/protocol.d.ts)
   agent-app-server replay SCENARIO.json... [--check | --update]
                                                play scenarios; print their transcripts, check them against
                                                the .jsonl next to each, or rewrite those
@@ -61,7 +63,8 @@ Environment:
 /** Parses `argv` (without node and the script). */
 export function parseArgs(argv: readonly string[]): CliCommand {
   const args = [...argv];
-  if (args[0] === "generate-json-schema") return parseGenerate(args.slice(1));
+  if (args[0] === "generate-json-schema") return { kind: "generate-json-schema", outDir: parseOutDir(args.slice(1), "generate-json-schema") };
+  if (args[0] === "generate-ts") return { kind: "generate-ts", outDir: parseOutDir(args.slice(1), "generate-ts") };
   if (args[0] === "replay") return parseReplay(args.slice(1));
   if (args[0] === "demo") return parseDemo(args.slice(1));
   if (args[0] === "app-server") args.shift();
@@ -135,15 +138,15 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   return { kind: "serve", listen, ws, overrides, maxLineBytes, includeJsonrpc, deterministic, script, sessionLog };
 }
 
-function parseGenerate(args: string[]): CliCommand {
+function parseOutDir(args: string[], command: string): string {
   let outDir: string | undefined;
   while (args.length > 0) {
     const [flag, inline] = splitFlag(args.shift()!);
     if (flag === "--out" || flag === "-o") outDir = inline ?? takeValue(args, flag);
-    else throw new UsageError(`unknown argument to generate-json-schema: ${flag}`);
+    else throw new UsageError(`unknown argument to ${command}: ${flag}`);
   }
-  if (!outDir) throw new UsageError("generate-json-schema needs --out DIR");
-  return { kind: "generate-json-schema", outDir };
+  if (!outDir) throw new UsageError(`${command} needs --out DIR`);
+  return outDir;
 }
 
 function parseListen(target: string): Listen {

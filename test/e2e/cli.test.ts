@@ -85,4 +85,28 @@ describe("command line", () => {
     expect(text).toMatch(/tokens: \d+ total/);
     expect(text).toContain("turn completed");
   });
+
+  it("writes TypeScript declarations with generate-ts that type-check real messages", async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), "aas-ts-"));
+    try {
+      const generated = ServerProcess.start({ args: ["generate-ts", "--out", out], protocol: false });
+      expect((await generated.waitExit()).code).toBe(0);
+      writeFileSync(
+        path.join(out, "use.ts"),
+        [
+          'import type { ClientRequests, ServerNotifications, TurnStartParams } from "./protocol.js";',
+          'export const params: TurnStartParams = { threadId: "t", input: [{ type: "text", text: "hi" }, { type: "localImage", path: "/a.png" }] };',
+          'export const id: ClientRequests["thread/start"]["result"]["thread"]["id"] = "x";',
+          'export const delta: ServerNotifications["item/agentMessage/delta"] = { threadId: "t", turnId: "u", itemId: "i", delta: "d" };',
+          "// @ts-expect-error a wrong field type must not compile",
+          'export const wrong: TurnStartParams = { threadId: 1, input: [] };',
+        ].join("\n"),
+      );
+      const { execFileSync } = await import("node:child_process");
+      const tsc = path.resolve("node_modules/typescript/bin/tsc");
+      execFileSync(process.execPath, [tsc, "--noEmit", "--strict", "--ignoreConfig", "--module", "nodenext", "--moduleResolution", "nodenext", "use.ts", "protocol.d.ts"], { cwd: out });
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
 });
