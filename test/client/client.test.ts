@@ -15,6 +15,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A fresh server home that is also HOME, so `bash -lc` sources no user profile. */
+function isolatedHome(): { AGENT_APP_SERVER_HOME: string; HOME: string } {
+  const home = tempDir();
+  return { AGENT_APP_SERVER_HOME: home, HOME: home };
+}
+
 function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "aas-client-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,7 +47,7 @@ describe("AppServerClient against a spawned server", () => {
     const mock = await mockWith([{ items: [{ type: "message", deltas: ["Hello ", "there."] }] }]);
     const client = await AppServerClient.spawn({
       command: [process.execPath, CLI_PATH, "app-server", ...providerArgs(mock.url)],
-      env: { ...process.env, AGENT_APP_SERVER_HOME: tempDir(), LOG_LEVEL: "warn" },
+      env: { ...process.env, ...isolatedHome(), LOG_LEVEL: "warn" },
     });
     cleanups.push(() => client.close());
     const deltas: string[] = [];
@@ -57,7 +63,7 @@ describe("AppServerClient against a spawned server", () => {
       const mock = await mockWith(escalatedEcho);
       const client = await AppServerClient.spawn({
         command: [process.execPath, CLI_PATH, "app-server", ...providerArgs(mock.url), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`],
-        env: { ...process.env, AGENT_APP_SERVER_HOME: tempDir(), LOG_LEVEL: "warn" },
+        env: { ...process.env, ...isolatedHome(), LOG_LEVEL: "warn" },
       });
       cleanups.push(() => client.close());
       const asked: string[] = [];
@@ -80,7 +86,7 @@ describe("AppServerClient against a spawned server", () => {
   it("throws typed errors carrying the JSON-RPC code", async () => {
     const client = await AppServerClient.spawn({
       command: [process.execPath, CLI_PATH, "app-server"],
-      env: { ...process.env, AGENT_APP_SERVER_HOME: tempDir(), LOG_LEVEL: "warn" },
+      env: { ...process.env, ...isolatedHome(), LOG_LEVEL: "warn" },
     });
     cleanups.push(() => client.close());
     const failure = await client.request("thread/read", { threadId: "00000000-0000-7000-8000-000000000000" }).catch((error: unknown) => error);

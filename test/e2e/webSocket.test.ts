@@ -73,6 +73,10 @@ describe("WebSocket listener", () => {
     expect(await rawUpgrade(url, { authorization: "Bearer s3cret-token" })).toBe(101);
     const authed = await client(url, "s3cret-token");
     expect((await authed.startThread({})).thread.id).toMatch(/^[0-9a-f-]{36}$/);
+    const { createHash } = await import("node:crypto");
+    const hashed = await wsServer(["--ws-auth", "capability-token", "--ws-token-sha256", createHash("sha256").update("other-token").digest("hex")]);
+    expect(await rawUpgrade(hashed.url, { authorization: "Bearer s3cret-token" })).toBe(401);
+    expect(await rawUpgrade(hashed.url, { authorization: "Bearer other-token" })).toBe(101);
   });
 
   it("refuses browser origins unless allowed", async () => {

@@ -32,7 +32,7 @@ async function serverWithClients(count: number): Promise<{ clients: Client[]; co
   const server = new AppServer({
     home,
     logger: memoryLogger().logger,
-    env: process.env,
+    env: { ...process.env, HOME: home },
     config: {
       model_provider: "mock",
       model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } },

@@ -76,7 +76,8 @@ export class ServerProcess {
     const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), "aas-home-"));
     const child = spawn(process.execPath, [CLI_PATH, ...(options.args ?? ["app-server"])], {
       cwd: options.cwd,
-      env: { ...process.env, LOG_LEVEL: "info", ...options.env, AGENT_APP_SERVER_HOME: home },
+      // HOME is the temp home too: commands run with `bash -lc` must not source (or lock) the user's profile.
+      env: { ...process.env, HOME: home, LOG_LEVEL: "info", ...options.env, AGENT_APP_SERVER_HOME: home },
       stdio: ["pipe", "pipe", "pipe"],
     });
     const server = new ServerProcess(child, home, ownsHome, options.protocol ?? true);
