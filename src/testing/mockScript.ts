@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { issuePath } from "./issuePath.js";
 
 const CallId = z.string().optional();
 
@@ -82,7 +83,7 @@ export function parseMockScript(value: unknown): MockResponse[] {
   const list = Array.isArray(value) ? z.array(MockResponse).safeParse(value) : parseObjectScript(value);
   if (list.success) return list.data;
   const issue = list.error.issues[0]!;
-  const where = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+  const where = issuePath(issue.path);
   throw new Error(`invalid model script at ${where || "top level"}: ${issue.message}`);
 }
 

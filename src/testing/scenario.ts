@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { issuePath } from "./issuePath.js";
 import { MockResponse } from "./mockScript.js";
 
 /** How the client answers a server request. */
@@ -62,6 +63,6 @@ export function parseScenario(value: unknown): Scenario {
   const parsed = Scenario.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const where = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+  const where = issuePath(issue.path);
   throw new Error(`invalid scenario at ${where || "top level"}: ${issue.message}`);
 }
