@@ -2,9 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HELP_TEXT, UsageError, parseArgs } from "./cli/args.js";
-import { serve } from "./cli/serve.js";
 import { ConfigError } from "./config/load.js";
-import { generateJsonSchemas, renderSchemaFile } from "./protocol/jsonSchema.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
 import { SERVER_VERSION } from "./runtime/version.js";
 
@@ -22,6 +20,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(HELP_TEXT);
       return;
     case "generate-json-schema": {
+      const { generateJsonSchemas, renderSchemaFile } = await import("./protocol/jsonSchema.js");
       await mkdir(command.outDir, { recursive: true });
       for (const [file, schema] of generateJsonSchemas()) {
         await writeFile(path.join(command.outDir, file), renderSchemaFile(schema));
@@ -44,8 +43,11 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = await runDemo(command.live);
       return;
     }
-    case "serve":
+    case "serve": {
+      // Loaded only to serve: `--version` and `--help` answer without the server's modules.
+      const { serve } = await import("./cli/serve.js");
       await serve({ ...command, logger });
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
 import type { ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalAsker } from "./approvals.js";
-import { ExecSessions } from "./exec/processSession.js";
+import type { ExecSessions } from "./exec/processSession.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
@@ -95,7 +95,8 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     await job.emit({ type: "history", items });
   };
 
-  const sessions = new ExecSessions();
+  // Command support (execa) loads with the first turn, not at start-up.
+  const sessions: ExecSessions = new (await import("./exec/processSession.js")).ExecSessions();
   const killAll = (): void => sessions.killAll();
   job.signal.addEventListener("abort", killAll, { once: true });
   const toolContext: ToolContext = {

@@ -8,7 +8,6 @@ import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { AppServer } from "../server/appServer.js";
-import { startScriptedProvider } from "../testing/scriptedProvider.js";
 import { UsageError } from "./args.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -57,7 +56,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   const home = resolveHome();
   await ensureHome(home);
   const loaded = await loadConfig(home, options.overrides);
-  const scripted = await startScriptedProvider(loaded.config, { file: options.script });
+  // The scripted model (an HTTP mock) loads only when asked for.
+  const wantsScript = options.script !== null || loaded.config.model_provider === "scripted" || loaded.config.scripted_model_script !== undefined;
+  const scripted = wantsScript
+    ? await (await import("../testing/scriptedProvider.js")).startScriptedProvider(loaded.config, { file: options.script })
+    : null;
   const config = scripted?.config ?? loaded.config;
   const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
   const clock = deterministic?.clock ?? systemClock;

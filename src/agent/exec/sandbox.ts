@@ -1,4 +1,3 @@
-import { execa } from "execa";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -60,11 +59,11 @@ const probes = new Map<string, Promise<string | null>>();
 export function sandboxProblem(bwrap: string): Promise<string | null> {
   let probe = probes.get(bwrap);
   if (!probe) {
-    probe = execa(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "true"], {
+    probe = import("execa").then(({ execa }) => execa(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "true"], {
       reject: false,
       stdin: "ignore",
       timeout: 10_000,
-    }).then((result) => {
+    })).then((result) => {
       if (result.exitCode === 0) return null;
       const why = (result as { code?: string }).code === "ENOENT" ? `\`${bwrap}\` was not found` : `\`${bwrap}\` could not start (${String(result.stderr || result.shortMessage || "").trim()})`;
       return (
