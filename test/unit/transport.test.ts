@@ -53,7 +53,7 @@ describe("parseEnvelope", () => {
 });
 
 describe("NewlineMessageWriter", () => {
-  it("hands every message to the stream in order and resolves writes only once the stream drains", async () => {
+  it("writes messages in order, coalescing one tick's lines into one write, and resolves only once the stream drains", async () => {
     const { Writable } = await import("node:stream");
     const { NewlineMessageWriter } = await import("../../src/transport/lineWriter.js");
     const chunks: string[] = [];
@@ -77,6 +77,6 @@ describe("NewlineMessageWriter", () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all([first, second]);
-    expect(chunks).toEqual(['{"method":"a","params":{"text":"more than sixteen bytes"}}\n', '{"method":"b"}\n']);
+    expect(chunks).toEqual(['{"method":"a","params":{"text":"more than sixteen bytes"}}\n{"method":"b"}\n']);
   });
 });
