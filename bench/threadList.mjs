@@ -3,11 +3,10 @@
 // N threads (created through the server's own thread/start, then a restart), and prints the
 // median latency of the first page, cold (first list after start-up) and warm.
 // Usage: npm run build && node bench/threadList.mjs [--threads 10000] [--runs 5]
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { CLI, median, startServer as spawnServer } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -16,47 +15,7 @@ const option = (name, fallback) => {
 };
 const THREADS = option("--threads", 10_000);
 const RUNS = option("--runs", 5);
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
-
-function startServer(home) {
-  const child = spawn(process.execPath, [CLI, "app-server"], {
-    env: { ...process.env, AGENT_APP_SERVER_HOME: home, LOG_LEVEL: "error" },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const pending = new Map();
-  let buffer = "";
-  let nextId = 1;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    let newline;
-    while ((newline = buffer.indexOf("\n")) !== -1) {
-      const message = JSON.parse(buffer.slice(0, newline));
-      buffer = buffer.slice(newline + 1);
-      if (message.id !== undefined && pending.has(message.id)) {
-        pending.get(message.id)(message);
-        pending.delete(message.id);
-      }
-    }
-  });
-  const request = (method, params) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      const timer = setTimeout(() => reject(new Error(`${method} timed out`)), 600_000);
-      pending.set(id, (m) => {
-        clearTimeout(timer);
-        m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result);
-      });
-      child.stdin.write(JSON.stringify({ id, method, params }) + "\n");
-    });
-  const stop = () => new Promise((resolve) => {
-    child.on("exit", resolve);
-    child.stdin.end();
-  });
-  return { request, stop };
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const startServer = (home) => spawnServer([process.execPath, CLI, "app-server"], { ...process.env, AGENT_APP_SERVER_HOME: home, LOG_LEVEL: "error" });
 const home = mkdtempSync(path.join(os.tmpdir(), "aas-bench-list-"));
 try {
   const seed = startServer(home);
