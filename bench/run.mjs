@@ -50,6 +50,8 @@ async function runOnce(server, mock) {
     const s = startServer(commandFor(server, mock.url, home), env);
     await s.initialize();
     figures.cold_start_ms = performance.now() - t;
+    // Idle: initialized, nothing loaded yet.
+    figures.idle_rss_mib = (procStatusKb(s.child.pid, "VmRSS") ?? NaN) / 1024;
     const workspace = mkdtempSync(path.join(os.tmpdir(), "aas-bench-ws-"));
     await s.request("thread/start", { cwd: workspace });
     const starts = [];
@@ -60,7 +62,6 @@ async function runOnce(server, mock) {
       starts.push(performance.now() - t);
     }
     figures.thread_start_ms = median(starts);
-    figures.idle_rss_mib = (procStatusKb(s.child.pid, "VmRSS") ?? NaN) / 1024;
     const turns = [];
     for (let i = 0; i < 6; i++) {
       mock.push({ items: [{ type: "message", text: "ok" }] });

@@ -21,6 +21,7 @@ import { ModelError } from "../agent/model/modelError.js";
 import { TurnCancelled } from "../agent/approvals.js";
 import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import { checkTurnInput } from "../agent/userInputs.js";
+import { warmUpAgent } from "../agent/warmUp.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
 import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
 import type { Clock } from "../runtime/clock.js";
@@ -138,7 +139,10 @@ export class ThreadManager<S extends object> {
     thread.subscribers.add(subscriber);
     return {
       result: this.sessionResponse(thread, false),
-      after: () => this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) }),
+      after: () => {
+        this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) });
+        warmUpAgent();
+      },
     };
   }
 
@@ -169,6 +173,7 @@ export class ThreadManager<S extends object> {
     return {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => {
+        warmUpAgent();
         this.replayTokenUsage(loaded, [subscriber]);
         // A client joining mid-turn learns of the items in flight before their deltas and requests.
         const active = loaded.active;
@@ -214,7 +219,10 @@ export class ThreadManager<S extends object> {
     thread.subscribers.add(subscriber);
     return {
       result: this.sessionResponse(thread, !params.excludeTurns),
-      after: () => this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) }),
+      after: () => {
+        this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) });
+        warmUpAgent();
+      },
     };
   }
 
