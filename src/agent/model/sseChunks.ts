@@ -1,15 +1,14 @@
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** The end of the last complete event in `bytes` (just after a blank line), or -1; `before` is the byte preceding `bytes`. */
-function lastEventEnd(bytes: Uint8Array, before: number): number {
-  for (let i = bytes.length - 1; i >= 0; i--) {
-    if (bytes[i] !== LF) continue;
+/** The ends of the complete events in `bytes` (just after each blank line); `before` is the byte preceding `bytes`. */
+function eventEnds(bytes: Uint8Array, before: number): number[] {
+  const ends: number[] = [];
+  for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) {
     const previous = i > 0 ? bytes[i - 1] : before;
-    if (previous === LF) return i + 1;
-    if (previous === CR && (i > 1 ? bytes[i - 2] : before) === LF) return i + 1;
+    if (previous === LF || (previous === CR && (i > 1 ? bytes[i - 2] : before) === LF)) ends.push(i + 1);
   }
-  return -1;
+  return ends;
 }
 
 function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
@@ -24,10 +23,10 @@ function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
 }
 
 /**
- * Regroups a server-sent-events body so every chunk ends at an event boundary. The openai SDK
- * rescans its whole pending buffer for a blank line on every network chunk, which is quadratic
- * in the size of one event (a final `output_item.done` repeats the full answer); handing it whole
- * events keeps the work linear.
+ * Regroups a server-sent-events body into one chunk per event. The openai SDK rescans and copies
+ * its whole pending buffer for every network chunk and every event in it, which is quadratic in
+ * the size of an event (a final `output_item.done` repeats the full answer) and in the number of
+ * events per chunk; handing it one whole event at a time keeps the work linear.
  */
 export function sseEventChunks(): TransformStream<Uint8Array, Uint8Array> {
   let pending: Uint8Array[] = [];
@@ -35,16 +34,21 @@ export function sseEventChunks(): TransformStream<Uint8Array, Uint8Array> {
   let lastByte = -1;
   return new TransformStream({
     transform(chunk, controller) {
-      const end = lastEventEnd(chunk, lastByte);
+      const ends = eventEnds(chunk, lastByte);
       if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
-      if (end === -1) {
+      if (ends.length === 0) {
         pending.push(chunk);
         pendingLength += chunk.length;
         return;
       }
-      controller.enqueue(concat([...pending, chunk.subarray(0, end)], pendingLength + end));
-      pending = end < chunk.length ? [chunk.subarray(end)] : [];
-      pendingLength = chunk.length - end;
+      let start = 0;
+      for (const end of ends) {
+        const piece = chunk.subarray(start, end);
+        controller.enqueue(start === 0 ? concat([...pending, piece], pendingLength + piece.length) : piece);
+        start = end;
+      }
+      pending = start < chunk.length ? [chunk.subarray(start)] : [];
+      pendingLength = chunk.length - start;
     },
     flush(controller) {
       if (pendingLength > 0) controller.enqueue(concat(pending, pendingLength));
