@@ -75,8 +75,6 @@ export interface TurnRunnerDeps {
   readonly clock: Clock;
   /** Tells clients about a problem once per server. */
   readonly warnOnce: (summary: string, details: string) => void;
-  /** Builds the model client for a provider (tests and embedders may substitute their own). */
-  readonly clientFor?: (provider: ProviderSettings) => ModelClient;
 }
 
 /**
@@ -86,7 +84,7 @@ export interface TurnRunnerDeps {
  */
 export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
   const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.env);
-  const client = (deps.clientFor ?? modelClientFor)(provider);
+  const client = modelClientFor(provider);
   const project = await loadProjectInstructions(job.settings.cwd);
   const context = contextMessages(job.settings, project.text);
   const history = [...job.history];
@@ -113,56 +111,43 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, warnOnce: deps.warnOnce },
   };
   try {
-    await loop(job, deps, client, provider, context, history, record, toolContext);
+    let inputs = job.input.take();
+    for (;;) {
+      // An empty input adds nothing (Codex sends no userMessage item for it) but still runs the model.
+      for (const input of inputs.filter((pending) => pending.content.length > 0)) {
+        const item: ThreadItem = { type: "userMessage", id: input.id, clientId: input.clientId, content: input.content.map(withTextElements) };
+        await job.emit({ type: "itemStarted", item });
+        await job.emit({ type: "itemCompleted", item });
+        await record([await toModelMessage(input.content, job.settings.cwd)]);
+      }
+      const request: ModelRequest = {
+        model: job.settings.model,
+        instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
+        input: [...context, ...history],
+        tools: deps.tools.specs(),
+        reasoning:
+          job.settings.reasoningEffort || job.settings.reasoningSummary
+            ? { effort: job.settings.reasoningEffort ?? null, summary: job.settings.reasoningSummary ?? null }
+            : null,
+        outputSchema: job.outputSchema,
+        promptCacheKey: job.threadId,
+      };
+      const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
+      for (const call of calls) {
+        const tool = deps.tools.get(call.name);
+        const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
+        job.signal.throwIfAborted();
+        await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
+      }
+      // Codex reports a response's usage once its tool calls are done.
+      if (usage) await job.emit({ type: "usage", usage });
+      inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
+      if (calls.length === 0 && inputs.length === 0) return;
+    }
   } finally {
     // Commands still running when the turn ends (sessions nobody polled) end with it.
     job.signal.removeEventListener("abort", killAll);
     sessions.killAll();
-  }
-}
-
-async function loop(
-  job: TurnJob,
-  deps: TurnRunnerDeps,
-  client: ModelClient,
-  provider: ProviderSettings,
-  context: ConversationItem[],
-  history: ConversationItem[],
-  record: (items: ConversationItem[]) => Promise<void>,
-  toolContext: ToolContext,
-): Promise<void> {
-  let inputs = job.input.take();
-  for (;;) {
-    // An empty input adds nothing (Codex sends no userMessage item for it) but still runs the model.
-    for (const input of inputs.filter((pending) => pending.content.length > 0)) {
-      const item: ThreadItem = { type: "userMessage", id: input.id, clientId: input.clientId, content: input.content.map(withTextElements) };
-      await job.emit({ type: "itemStarted", item });
-      await job.emit({ type: "itemCompleted", item });
-      await record([await toModelMessage(input.content, job.settings.cwd)]);
-    }
-    const request: ModelRequest = {
-      model: job.settings.model,
-      instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
-      input: [...context, ...history],
-      tools: deps.tools.specs(),
-      reasoning:
-        job.settings.reasoningEffort || job.settings.reasoningSummary
-          ? { effort: job.settings.reasoningEffort ?? null, summary: job.settings.reasoningSummary ?? null }
-          : null,
-      outputSchema: job.outputSchema,
-      promptCacheKey: job.threadId,
-    };
-    const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
-    for (const call of calls) {
-      const tool = deps.tools.get(call.name);
-      const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
-      job.signal.throwIfAborted();
-      await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
-    }
-    // Codex reports a response's usage once its tool calls are done.
-    if (usage) await job.emit({ type: "usage", usage });
-    inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
-    if (calls.length === 0 && inputs.length === 0) return;
   }
 }
 

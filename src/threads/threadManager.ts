@@ -293,14 +293,13 @@ export class ThreadManager<S extends object> {
     if (turn.id !== turnId) throw invalidRequest(`expected active turn id ${turnId} but found ${turn.id}`);
     turn.closeInput();
     thread.active = undefined;
-    let release!: () => void;
-    const previous = thread.ending;
-    thread.ending = new Promise((resolve) => (release = resolve));
+    let responded!: () => void;
+    void this.queueEnd(thread, turn, "interrupted", null, new Promise<void>((resolve) => (responded = resolve)));
     return {
       result: {},
       after: () => {
         turn.controller.abort(new TurnInterrupted());
-        void previous.then(() => this.endTurn(thread, turn, "interrupted", null)).finally(release);
+        responded();
       },
     };
   }
@@ -336,9 +335,24 @@ export class ThreadManager<S extends object> {
     }
     if (turn.hasEnded) return;
     if (thread.active === turn) thread.active = undefined;
-    const previous = thread.ending;
-    thread.ending = previous.then(() => this.endTurn(thread, turn, status, error));
-    await thread.ending;
+    await this.queueEnd(thread, turn, status, error);
+  }
+
+  /**
+   * Ends a turn once the thread's previous ending (and `after`, if given) is done; the next turn
+   * waits for `thread.ending`, so its notifications never overtake this turn's `turn/completed`.
+   */
+  private queueEnd(
+    thread: LoadedThread<S>,
+    turn: ActiveTurn,
+    status: "completed" | "failed" | "interrupted",
+    error: TurnError | null,
+    after: Promise<void> = Promise.resolve(),
+  ): Promise<void> {
+    thread.ending = Promise.all([thread.ending, after])
+      .then(() => this.endTurn(thread, turn, status, error))
+      .catch((failure: unknown) => this.options.logger.error({ err: failure, turnId: turn.id }, "could not end a turn"));
+    return thread.ending;
   }
 
   /** Stores how the turn ended and tells subscribers: status, then (if failed) `error`, then `turn/completed`. */
@@ -507,8 +521,7 @@ export class ThreadManager<S extends object> {
       if (!turn) continue;
       thread.active = undefined;
       turn.controller.abort(new TurnInterrupted());
-      const previous = thread.ending;
-      thread.ending = previous.then(() => this.endTurn(thread, turn, "interrupted", null));
+      void this.queueEnd(thread, turn, "interrupted", null);
     }
     await Promise.all([...this.loaded.values()].map((thread) => thread.ending));
     await Promise.all([...this.loaded.values()].map((thread) => thread.writer?.close()));
