@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
+import { AppServerClient } from "../client/appServerClient.js";
 
 const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
 
@@ -38,8 +37,6 @@ const DEMO_SCRIPT = [
   },
 ];
 
-type Message = Record<string, any>;
-
 /**
  * `npm start`: a demo client drives the server through one turn and prints it as a conversation:
  * streamed text, a command that asks for approval (accepted), a file change with its diff, token
@@ -56,72 +53,63 @@ export async function runDemo(live: boolean): Promise<number> {
   if (!live) args.push("--script", script, "-c", `model_provider="scripted"`, "-c", `model="demo-model"`);
   const quiet = { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
   const env = live ? { ...process.env, ...quiet } : { ...process.env, ...quiet, AGENT_APP_SERVER_HOME: path.join(root, "home") };
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: workspace, env, stdio: ["pipe", "pipe", "inherit"] });
   const out = (text: string) => process.stdout.write(text);
-  let nextId = 1;
-  const pending = new Map<number, (message: Message) => void>();
-  const send = (message: Message) => child.stdin.write(JSON.stringify(message) + "\n");
-  const request = (method: string, params: unknown) =>
-    new Promise<Message>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      send({ id, method, params });
-    });
-  let finished!: (status: string) => void;
-  const done = new Promise<string>((resolve) => (finished = resolve));
-  let streaming = false;
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    const message = JSON.parse(line) as Message;
-    if (message.id !== undefined && !message.method) return pending.get(message.id)?.(message);
-    const params = message.params ?? {};
-    switch (message.method) {
-      case "item/reasoning/summaryTextDelta":
-        out(`\x1b[2m(thinking) ${params.delta}\x1b[0m\n`);
-        break;
-      case "item/agentMessage/delta":
-        if (!streaming) out("\nagent › ");
-        streaming = true;
-        out(params.delta);
-        break;
-      case "item/completed":
-        if (params.item.type === "agentMessage") {
-          streaming = false;
-          out("\n");
-        } else if (params.item.type === "commandExecution") {
-          out(`  $ ${params.item.command}\n  ${(params.item.aggregatedOutput ?? "").trimEnd().split("\n").join("\n  ")}\n  (exit ${params.item.exitCode}, ${params.item.status})\n`);
-        } else if (params.item.type === "fileChange") {
-          for (const change of params.item.changes) out(`  ✎ ${path.relative(workspace, change.path)} (${change.kind.type})\n${change.diff.trimEnd().replace(/^/gm, "    ")}\n`);
-        }
-        break;
-      case "item/commandExecution/requestApproval":
-        out(`\n  ? approve \`${params.command}\` — ${params.reason ?? "no reason given"}  → accepted\n`);
-        send({ id: message.id, result: { decision: "accept" } });
-        break;
-      case "item/fileChange/requestApproval":
-        out(`\n  ? approve the file change → accepted\n`);
-        send({ id: message.id, result: { decision: "accept" } });
-        break;
-      case "thread/tokenUsage/updated":
-        out(`\x1b[2m  tokens: ${params.tokenUsage.total.totalTokens} total (${params.tokenUsage.last.inputTokens} in, ${params.tokenUsage.last.outputTokens} out last)\x1b[0m\n`);
-        break;
-      case "turn/completed":
-        finished(params.turn.status === "failed" ? `failed: ${params.turn.error?.message}` : params.turn.status);
-        break;
-    }
+  const client = await AppServerClient.spawn({
+    command: [process.execPath, CLI, ...args],
+    cwd: workspace,
+    env,
+    clientInfo: { name: "demo", title: "agent-app-server demo", version: "1.0.0" },
   });
+  client.onCommandApproval((request) => {
+    out(`\n  ? approve \`${request.command}\` — ${request.reason ?? "no reason given"}  → accepted\n`);
+    return "accept";
+  });
+  client.onFileChangeApproval(() => {
+    out(`\n  ? approve the file change → accepted\n`);
+    return "accept";
+  });
+  let streaming = false;
   try {
-    await request("initialize", { clientInfo: { name: "demo", title: "agent-app-server demo", version: "1.0.0" } });
-    send({ method: "initialized" });
-    const thread = await request("thread/start", { cwd: workspace });
+    const { thread } = await client.startThread({ cwd: workspace });
     const prompt = "Create greeting.txt saying hello, and mention it in the README.";
     out(`user › ${prompt}\n`);
-    await request("turn/start", { threadId: thread.result.thread.id, input: [{ type: "text", text: prompt }] });
-    const status = await done;
+    let status = "failed";
+    for await (const event of client.runTurn(thread.id, prompt)) {
+      switch (event.method) {
+        case "item/reasoning/summaryTextDelta":
+          out(`\x1b[2m(thinking) ${event.params.delta}\x1b[0m\n`);
+          break;
+        case "item/agentMessage/delta":
+          if (!streaming) out("\nagent › ");
+          streaming = true;
+          out(event.params.delta);
+          break;
+        case "item/completed": {
+          const item = event.params.item;
+          if (item.type === "agentMessage") {
+            streaming = false;
+            out("\n");
+          } else if (item.type === "commandExecution") {
+            out(`  $ ${item.command}\n  ${(item.aggregatedOutput ?? "").trimEnd().split("\n").join("\n  ")}\n  (exit ${item.exitCode}, ${item.status})\n`);
+          } else if (item.type === "fileChange") {
+            for (const change of item.changes) out(`  ✎ ${path.relative(workspace, change.path)} (${change.kind.type})\n${change.diff.trimEnd().replace(/^/gm, "    ")}\n`);
+          }
+          break;
+        }
+        case "thread/tokenUsage/updated": {
+          const { total, last } = event.params.tokenUsage;
+          out(`\x1b[2m  tokens: ${total.totalTokens} total (${last.inputTokens} in, ${last.outputTokens} out last)\x1b[0m\n`);
+          break;
+        }
+        case "turn/completed":
+          status = event.params.turn.status === "failed" ? `failed: ${event.params.turn.error?.message}` : event.params.turn.status;
+          break;
+      }
+    }
     out(`\nturn ${status}\n`);
     return status === "completed" ? 0 : 1;
   } finally {
-    child.stdin.end();
-    await new Promise((resolve) => child.on("exit", resolve));
+    await client.close();
     rmSync(root, { recursive: true, force: true });
   }
 }
