@@ -18,7 +18,14 @@ export type ApprovalRequest =
  * The client's answer, reduced to what a tool acts on: `failed` is an error response, an unknown
  * decision, or a request withdrawn because nobody can answer it.
  */
-export type ApprovalDecision = "accept" | "acceptForSession" | "decline" | "cancel" | "failed";
+export type ApprovalDecision =
+  | "accept"
+  | "acceptForSession"
+  | "decline"
+  | "cancel"
+  | "failed"
+  /** Accepted, and commands starting with these words run without asking for the rest of the thread. */
+  | { readonly allowPrefix: readonly string[] };
 
 /** Asks the client; resolves once someone answers or the request is withdrawn. */
 export type ApprovalAsker = (request: ApprovalRequest) => Promise<ApprovalDecision>;

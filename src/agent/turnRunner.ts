@@ -13,6 +13,7 @@ import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
 import type { ToolContext, ToolRegistry } from "./tools/tool.js";
+import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
 import type { ExecSessions } from "./exec/processSession.js";
 import { TurnDiff } from "./patch/turnDiff.js";
@@ -62,7 +63,7 @@ export interface TurnJob {
   readonly emit: TurnEmitter;
   readonly ask: ApprovalAsker;
   /** What the user accepted for the rest of the thread; shared by the thread's turns. */
-  readonly sessionApprovals: Set<string>;
+  readonly sessionApprovals: ApprovalMemory;
 }
 
 /** What the runner needs besides the job. */

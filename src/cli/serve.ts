@@ -69,6 +69,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     config,
     clock,
     ids: deterministic?.ids ?? uuidV7Source(clock),
+    configLayers: loaded.layers,
     configWarnings: loaded.warnings,
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,

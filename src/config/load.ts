@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { locateKey } from "./keyLocator.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
+import type { ConfigLayerValues } from "./layers.js";
 import { Config } from "./schema.js";
 
 /** A config problem the user can fix; its message names the file, line and key. */
@@ -19,6 +20,8 @@ export class ConfigError extends Error {
 export interface LoadedConfig {
   readonly file: string;
   readonly config: Config;
+  /** The layers merged into `config`, highest precedence first. */
+  readonly layers: readonly ConfigLayerValues[];
   readonly warnings: readonly ConfigWarningNotification[];
 }
 
@@ -26,11 +29,20 @@ export interface LoadedConfig {
 export async function loadConfig(home: string, overrides: readonly ConfigOverride[] = []): Promise<LoadedConfig> {
   const file = path.join(home, "config.toml");
   const text = await readConfigText(file);
-  const raw = parseToml(file, text);
-  for (const override of overrides) applyOverride(raw, override);
+  const user = parseToml(file, text);
+  const flags: Record<string, unknown> = {};
+  const raw = structuredClone(user);
+  for (const override of overrides) {
+    applyOverride(raw, override);
+    applyOverride(flags, override);
+  }
   const result = Config.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssue(file, text, overrides, result.error.issues[0]!));
-  return { file, config: result.data, warnings: unusedKeyWarnings(file, raw) };
+  const layers: ConfigLayerValues[] = [
+    { source: { type: "sessionFlags" }, values: flags },
+    { source: { type: "user", file }, values: user },
+  ];
+  return { file, config: result.data, layers, warnings: unusedKeyWarnings(file, raw) };
 }
 
 /** Codex configs carry many keys we do not read; say which, once, so a typo does not go unnoticed. */

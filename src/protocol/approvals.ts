@@ -12,6 +12,8 @@ export const CommandExecutionRequestApprovalParams = z.object({
   startedAtMs: z.number().int(),
   approvalId: z.string().nullable().optional(),
   kind: z.enum(["command", "writeStdin", "humanCommand"]).optional(),
+  /** Where the command runs; this server runs everything in its own `local` environment. */
+  environmentId: z.string().nullable().optional(),
   reason: z.string().nullable().optional(),
   command: z.string().nullable().optional(),
   cwd: z.string().nullable().optional(),

@@ -5,7 +5,26 @@ import {
   FileChangeRequestApprovalParams,
   FileChangeRequestApprovalResponse,
 } from "./approvals.js";
+import {
+  ConfigReadParams,
+  ConfigReadResponse,
+  ConfigRequirementsReadResponse,
+  ModelListParams,
+  ModelListResponse,
+} from "./configMethods.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
+import {
+  CollaborationModeListResponse,
+  GetAccountParams,
+  GetAccountResponse,
+  GovCloudRequirementsResponse,
+  HooksListParams,
+  HooksListResponse,
+  PluginInstalledParams,
+  PluginInstalledResponse,
+  SkillsListParams,
+  SkillsListResponse,
+} from "./sessionMethods.js";
 import {
   EmptyResponse,
   ThreadForkParams,
@@ -16,6 +35,8 @@ import {
   ThreadLoadedListResponse,
   ThreadMetadataUpdateParams,
   ThreadReadParams,
+  ThreadReadStateUpdateParams,
+  ThreadReadStateUpdateResponse,
   ThreadResponse,
   ThreadResumeParams,
   ThreadSessionResponse,
@@ -38,6 +59,7 @@ import {
   ServerRequestResolvedNotification,
   ThreadIdNotification,
   ThreadNameUpdatedNotification,
+  ThreadReadStateChangedNotification,
   ThreadStartedNotification,
   ThreadStatusChangedNotification,
   ThreadTokenUsageUpdatedNotification,
@@ -83,9 +105,23 @@ export const clientRequests = {
   "thread/metadata/update": request("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
   "thread/loaded/list": request("ThreadLoadedList", ThreadLoadedListParams, ThreadLoadedListResponse),
   "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
+  "thread/readState/update": request("ThreadReadStateUpdate", ThreadReadStateUpdateParams, ThreadReadStateUpdateResponse),
   "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
   "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
   "turn/interrupt": request("TurnInterrupt", TurnInterruptParams, EmptyResponse),
+  "account/read": request("GetAccount", GetAccountParams, GetAccountResponse),
+  "account/bedrock/checkGovCloudRequirements": request(
+    "CheckGovCloudRequirements",
+    z.object({}),
+    GovCloudRequirementsResponse,
+  ),
+  "model/list": request("ModelList", ModelListParams, ModelListResponse),
+  "config/read": request("ConfigRead", ConfigReadParams, ConfigReadResponse),
+  "configRequirements/read": request("ConfigRequirementsRead", z.object({}), ConfigRequirementsReadResponse),
+  "hooks/list": request("HooksList", HooksListParams, HooksListResponse),
+  "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),
+  "plugin/installed": request("PluginInstalled", PluginInstalledParams, PluginInstalledResponse),
+  "collaborationMode/list": request("CollaborationModeList", z.object({}), CollaborationModeListResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */
@@ -101,6 +137,7 @@ export const serverNotifications = {
   "thread/unarchived": notification("ThreadUnarchivedNotification", ThreadIdNotification),
   "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
   "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
+  "thread/readState/changed": notification("ThreadReadStateChangedNotification", ThreadReadStateChangedNotification),
   "thread/tokenUsage/updated": notification("ThreadTokenUsageUpdatedNotification", ThreadTokenUsageUpdatedNotification),
   "turn/started": notification("TurnStartedNotification", TurnNotification),
   "turn/completed": notification("TurnCompletedNotification", TurnNotification),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RequestId } from "./jsonrpc.js";
 import { ThreadItem } from "./items.js";
-import { Thread, ThreadStatus } from "./thread.js";
+import { Thread, ThreadReadState, ThreadStatus } from "./thread.js";
 import { ThreadTokenUsage, Turn, TurnError, TurnPlanStep } from "./turn.js";
 
 /** `thread/started`: a new thread exists (after `thread/start` / `thread/fork` responses). */
@@ -107,3 +107,6 @@ export type ConfigWarningNotification = z.infer<typeof ConfigWarningNotification
 
 /** `warning`: something the user should know that is not an error. */
 export const WarningNotification = z.object({ threadId: z.string().nullable().optional(), message: z.string() });
+
+/** `thread/readState/changed`: unread tracking moved (a turn ended, or the client marked the thread read). */
+export const ThreadReadStateChangedNotification = z.object({ threadId: z.string(), readState: ThreadReadState });

@@ -57,3 +57,16 @@ export const Thread = z.object({
   projectId: z.string().nullable(),
 });
 export type Thread = z.infer<typeof Thread>;
+
+/** The first thing in a thread the user has not seen. */
+export const ThreadUnreadPosition = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("threadStart") }),
+  z.object({ type: z.literal("turn"), turnId: z.string() }),
+]);
+
+/** Unread tracking for a thread; `revision` changes on every update, for optimistic concurrency. */
+export const ThreadReadState = z.object({
+  firstUnread: ThreadUnreadPosition.nullable().optional(),
+  revision: z.string(),
+});
+export type ThreadReadState = z.infer<typeof ThreadReadState>;

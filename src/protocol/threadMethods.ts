@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
-import { Thread } from "./thread.js";
+import { Thread, ThreadReadState } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
 
 /** Settings a client may give when it starts, resumes or forks a thread. */
@@ -161,3 +161,14 @@ export const ThreadMetadataUpdateParams = z.object({
 /** An empty result. */
 export const EmptyResponse = z.object({});
 
+
+/** Params of `thread/readState/update` (experimental): the user has seen the thread. */
+export const ThreadReadStateUpdateParams = z.object({
+  threadId: z.string(),
+  operation: z.object({ type: z.literal("read") }),
+  expectedRevision: z.string().nullable().optional(),
+});
+export type ThreadReadStateUpdateParams = z.infer<typeof ThreadReadStateUpdateParams>;
+
+/** Result of `thread/readState/update`. */
+export const ThreadReadStateUpdateResponse = z.object({ readState: ThreadReadState });

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import type { ConfigLayerValues } from "../config/layers.js";
 import type { Config } from "../config/schema.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
@@ -7,7 +8,9 @@ import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { ClientConnection, validateAnswer, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
+import { configHandlers } from "./handlers/config.js";
 import { initializeHandler } from "./handlers/initialize.js";
+import { sessionHandlers } from "./handlers/session.js";
 import { RequestScheduler } from "./requestScheduler.js";
 import { threadHandlers } from "./handlers/threads.js";
 import { createNotification } from "./notifications.js";
@@ -26,6 +29,8 @@ export interface AppServerOptions {
   /** The home directory (config, sessions); must exist. */
   readonly home: string;
   readonly config: Config;
+  /** The layers merged into `config`, highest precedence first, for `config/read` (default: one user layer). */
+  readonly configLayers?: readonly ConfigLayerValues[];
   /** Problems in the config that did not stop the server; each client is told after `initialize`. */
   readonly configWarnings?: readonly ConfigWarningNotification[];
   readonly logger: Logger;
@@ -159,6 +164,13 @@ export class AppServer implements ConnectionHost {
       }),
       ...threadHandlers(this.threads),
       ...turnHandlers(this.threads),
+      ...sessionHandlers(),
+      ...configHandlers({
+        home: this.options.home,
+        config: this.options.config,
+        layers: this.options.configLayers,
+        env: this.options.env ?? process.env,
+      }),
     };
   }
 }

@@ -21,6 +21,8 @@ export interface MockModelOptions {
   readonly responses?: readonly MockResponseInput[];
   /** Port to listen on (default: any free port). */
   readonly port?: number;
+  /** Model ids `GET /v1/models` lists (default: none). */
+  readonly models?: readonly string[];
   /** Called after each request is recorded (before it is answered). */
   readonly onRequest?: (request: RecordedRequest, served: number) => void;
 }
@@ -46,8 +48,8 @@ const FALLBACK: MockResponse = { items: [{ type: "message", text: "(mock) done" 
 /**
  * A scripted model on 127.0.0.1: `POST /v1/responses` (Responses API SSE) and
  * `POST /v1/chat/completions` (Chat Completions SSE) answer from one ordered list of responses,
- * which can also be HTTP errors, slow streams, hangs and cut connections. The real `openai`
- * client talks to it unchanged.
+ * which can also be HTTP errors, slow streams, hangs and cut connections; `GET /v1/models` lists
+ * `options.models`. The real `openai` client talks to it unchanged.
  */
 export async function startMockModel(options: MockModelOptions = {}): Promise<MockModel> {
   const script: MockResponse[] = parseMockScript(options.responses ?? []);
@@ -67,6 +69,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "GET" && path.endsWith("/models")) {
+      const data = (options.models ?? []).map((id) => ({ id, object: "model", created: 0, owned_by: "mock" }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
+      return;
+    }
     const api = path.endsWith("/responses") ? "responses" : path.endsWith("/chat/completions") ? "chat" : null;
     if (req.method !== "POST" || !api) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));

@@ -157,6 +157,7 @@ export class ActiveTurn {
         ? this.trackRequest("item/commandExecution/requestApproval", {
             ...base,
             kind: "command" as const,
+            environmentId: "local",
             command: request.command,
             cwd: request.cwd,
             commandActions: [...request.commandActions],
@@ -266,7 +267,10 @@ export class ActiveTurn {
 function toDecision(decision: unknown): ApprovalDecision {
   if (decision === "accept" || decision === "acceptForSession" || decision === "decline" || decision === "cancel") return decision;
   if (typeof decision === "object" && decision !== null) {
-    if ("acceptWithExecpolicyAmendment" in decision) return "acceptForSession";
+    if ("acceptWithExecpolicyAmendment" in decision) {
+      const amendment = (decision as { acceptWithExecpolicyAmendment: { execpolicy_amendment: string[] } }).acceptWithExecpolicyAmendment;
+      return { allowPrefix: amendment.execpolicy_amendment };
+    }
     if ("applyNetworkPolicyAmendment" in decision) return "accept";
   }
   return "failed";

@@ -5,7 +5,7 @@ import type {
   ServerRequestMethod,
   ServerRequestParams,
 } from "../protocol/methods.js";
-import type { GitInfo, Thread, ThreadStatus } from "../protocol/thread.js";
+import type { GitInfo, Thread, ThreadReadState, ThreadStatus } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
   ThreadListParams,
@@ -18,6 +18,7 @@ import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
+import { ApprovalMemory } from "../agent/approvalMemory.js";
 import { TurnCancelled } from "../agent/approvals.js";
 import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import { checkTurnInput } from "../agent/userInputs.js";
@@ -36,6 +37,7 @@ import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js"
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
+import { ThreadReadTracker } from "./readState.js";
 
 /** Sends a notification to some subscribers; the server layer builds and writes it. */
 export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
@@ -86,7 +88,9 @@ interface LoadedThread<S> {
   readonly former: Set<S>;
   unloadTimer?: NodeJS.Timeout;
   /** What the user accepted for the rest of this thread's life in memory (`acceptForSession`). */
-  readonly sessionApprovals: Set<string>;
+  readonly sessionApprovals: ApprovalMemory;
+  /** Which finished turns the user has not seen yet (kept in memory only). */
+  readonly readState: ThreadReadTracker;
   /** The running turn, until it starts ending. */
   active?: ActiveTurn;
   /** Settles when the last turn has fully ended (its `turn/completed` sent); the next turn waits for it. */
@@ -162,7 +166,8 @@ export class ThreadManager<S extends object> {
         subscribers: new Set(),
         former: new Set(),
         ending: Promise.resolve(),
-        sessionApprovals: new Set(),
+        sessionApprovals: new ApprovalMemory(),
+        readState: new ThreadReadTracker(),
       };
       this.loaded.set(params.threadId, thread);
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
@@ -373,6 +378,9 @@ export class ThreadManager<S extends object> {
     }
     if (!final) return;
     const { threadId } = turn;
+    if (!thread.ephemeral) {
+      this.options.emit(thread.subscribers, "thread/readState/changed", { threadId, readState: thread.readState.turnEnded(turn.id) });
+    }
     thread.status = status === "failed" ? { type: "systemError" } : { type: "idle" };
     this.options.emit(thread.subscribers, "thread/status/changed", { threadId, status: thread.status });
     if (status === "failed" && error) this.options.emit(thread.subscribers, "error", { threadId, turnId: turn.id, error, willRetry: false });
@@ -486,6 +494,16 @@ export class ThreadManager<S extends object> {
     return this.read(threadId, false);
   }
 
+  /** `thread/readState/update`: the client has seen the loaded thread up to now. */
+  markRead(threadId: string, expectedRevision: string | null | undefined): { readState: ThreadReadState } {
+    checkThreadId(threadId);
+    const thread = this.loaded.get(threadId);
+    if (!thread) throw threadNotFound(threadId);
+    const readState = thread.readState.markRead(threadId, expectedRevision);
+    this.options.emit(thread.subscribers, "thread/readState/changed", { threadId, readState });
+    return { readState };
+  }
+
   /** `thread/loaded/list`: ids of the threads loaded in this process. */
   loadedIds(cursor: string | null | undefined, limit: number | null | undefined): { data: string[]; nextCursor: string | null } {
     const ids = [...this.loaded.keys()].sort();
@@ -544,7 +562,8 @@ export class ThreadManager<S extends object> {
       subscribers: new Set(),
       former: new Set(),
       ending: Promise.resolve(),
-      sessionApprovals: new Set(),
+      sessionApprovals: new ApprovalMemory(),
+      readState: new ThreadReadTracker(),
     };
     if (!ephemeral) {
       const { path, writer } = await this.options.store.create(record);

@@ -10,7 +10,8 @@ import { execOutputText, shellOutputText } from "./commandOutput.js";
 import { decideCommand } from "./commandPolicy.js";
 import { isKnownSafe } from "./safeCommands.js";
 import { bwrapArgv, networkAllowed, sandboxProblem, writableRoots } from "./sandbox.js";
-import { displayCommand, splitWords } from "./shellWords.js";
+import { displayCommand } from "./shellWords.js";
+import { proposedPrefix } from "../approvalMemory.js";
 
 /** A command the model asked for, from any of the shell tools. */
 export interface CommandRequest {
@@ -58,12 +59,10 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const decision = decideCommand(context.settings.approvalPolicy, context.settings.sandbox, {
     escalate: request.escalate,
     knownSafe: isKnownSafe(request.script),
-    acceptedForSession: context.sessionApprovals.has(sessionKey),
+    acceptedForSession: context.sessionApprovals.has(sessionKey) || context.sessionApprovals.allowsCommand(request.argv, request.script),
   });
   await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
   if (decision.ask) {
-    // The first simple command of the script is the prefix a client could allow from now on.
-    const words = splitWords(request.script.split(/&&|\|\||[;|]/)[0] ?? "");
     const answer = await context.ask({
       kind: "command",
       itemId: request.callId,
@@ -71,9 +70,10 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       cwd: request.workdir,
       commandActions: base.commandActions,
       reason: request.justification,
-      proposedAmendment: words && words.length > 0 ? words : null,
+      proposedAmendment: proposedPrefix(request.argv, request.script),
     });
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (typeof answer === "object") context.sessionApprovals.allowPrefix(answer.allowPrefix);
     if (answer === "decline" || answer === "cancel") {
       await finish({ status: "declined" });
       if (answer === "cancel") throw new TurnCancelled();

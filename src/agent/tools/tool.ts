@@ -2,6 +2,7 @@ import type { ContentPart, ToolCall } from "../conversation.js";
 import type { ToolSpec } from "../model/modelClient.js";
 import type { Config } from "../../config/schema.js";
 import type { Clock } from "../../runtime/clock.js";
+import type { ApprovalMemory } from "../approvalMemory.js";
 import type { ApprovalAsker } from "../approvals.js";
 import type { ExecSessions } from "../exec/processSession.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
@@ -30,7 +31,7 @@ export interface ToolContext {
   readonly emit: TurnEmitter;
   readonly ask: ApprovalAsker;
   /** Commands and paths the user accepted for the rest of the thread (`acceptForSession`). */
-  readonly sessionApprovals: Set<string>;
+  readonly sessionApprovals: ApprovalMemory;
   /** Commands this turn started; killed when it ends. */
   readonly sessions: ExecSessions;
   /** The turn's file changes, for `turn/diff/updated`. */

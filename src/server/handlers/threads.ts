@@ -1,9 +1,10 @@
+import type { ClientRequestMethod } from "../../protocol/methods.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { respond } from "./respond.js";
 
-type ThreadHandlers = Omit<HandlerTable, "initialize" | "turn/start" | "turn/steer" | "turn/interrupt">;
+type ThreadHandlers = Pick<HandlerTable, Extract<ClientRequestMethod, `thread/${string}`>>;
 
 /** The `thread/*` methods, each a thin call into the ThreadManager. */
 export function threadHandlers(threads: ThreadManager<ClientConnection>): ThreadHandlers {
@@ -25,5 +26,6 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     }),
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
+    "thread/readState/update": (params) => threads.markRead(params.threadId, params.expectedRevision),
   };
 }

@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/** Params of `model/list`. */
+export const ModelListParams = z.object({
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  includeHidden: z.boolean().nullable().optional(),
+  modelProvider: z.string().nullable().optional(),
+});
+export type ModelListParams = z.infer<typeof ModelListParams>;
+
+/** A reasoning effort a model supports, with a line a picker can show. */
+export const ReasoningEffortOption = z.object({ reasoningEffort: z.string(), description: z.string() });
+
+/** One model a client can pick. */
+export const Model = z.object({
+  id: z.string(),
+  model: z.string(),
+  displayName: z.string(),
+  description: z.string(),
+  hidden: z.boolean(),
+  isDefault: z.boolean(),
+  supportedReasoningEfforts: z.array(ReasoningEffortOption),
+  defaultReasoningEffort: z.string(),
+  inputModalities: z.array(z.enum(["text", "image", "audio"])).optional(),
+  supportsPersonality: z.boolean().optional(),
+  upgrade: z.string().nullable().optional(),
+});
+export type Model = z.infer<typeof Model>;
+
+/** A page of models. */
+export const ModelListResponse = z.object({ data: z.array(Model), nextCursor: z.string().nullable().optional() });
+
+/** Params of `config/read`. */
+export const ConfigReadParams = z.object({
+  cwd: z.string().nullable().optional(),
+  includeLayers: z.boolean().optional(),
+});
+export type ConfigReadParams = z.infer<typeof ConfigReadParams>;
+
+/** Where a config layer comes from. */
+export const ConfigLayerSource = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("user"), file: z.string(), profile: z.string().nullable().optional() }),
+  z.object({ type: z.literal("sessionFlags") }),
+]);
+
+/** A layer's identity: its source and a version that changes whenever its content does. */
+export const ConfigLayerMetadata = z.object({ name: ConfigLayerSource, version: z.string() });
+
+/** One config layer with its own (unmerged) values. */
+export const ConfigLayer = ConfigLayerMetadata.extend({
+  config: z.record(z.string(), z.unknown()),
+  disabledReason: z.string().nullable().optional(),
+});
+
+/** Result of `config/read`: the effective config (snake_case keys, as in config.toml) and where each value came from. */
+export const ConfigReadResponse = z.object({
+  config: z.record(z.string(), z.unknown()),
+  origins: z.record(z.string(), ConfigLayerMetadata),
+  layers: z.array(ConfigLayer).nullable().optional(),
+});
+export type ConfigReadResponse = z.infer<typeof ConfigReadResponse>;
+
+/** Result of `configRequirements/read`: no administrator requirements are enforced by this server. */
+export const ConfigRequirementsReadResponse = z.object({
+  requirements: z.null(),
+  supportsIndependentSpeedModes: z.boolean().nullable().optional(),
+});

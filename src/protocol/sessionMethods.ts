@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+/** Params of `account/read`. */
+export const GetAccountParams = z.object({ refreshToken: z.boolean().optional() });
+
+/**
+ * Result of `account/read`. This server signs in to nothing itself (providers take their keys
+ * from the environment), so clients must not show a login screen.
+ */
+export const GetAccountResponse = z.object({
+  account: z.null(),
+  requiresOpenaiAuth: z.boolean(),
+  userId: z.string().nullable().optional(),
+});
+
+/** Result of `account/bedrock/checkGovCloudRequirements` (experimental; the Codex TUI waits for it at start-up). */
+export const GovCloudRequirementsResponse = z.object({ isGovCloud: z.boolean(), shouldWarn: z.boolean() });
+
+/** Params of `hooks/list`. */
+export const HooksListParams = z.object({
+  cwds: z.array(z.string()).optional(),
+  threadId: z.string().nullable().optional(),
+});
+
+/** Result of `hooks/list`: one entry per cwd asked about. */
+export const HooksListResponse = z.object({
+  data: z.array(
+    z.object({
+      cwd: z.string(),
+      hooks: z.array(z.unknown()),
+      errors: z.array(z.object({ message: z.string(), path: z.string() })),
+      warnings: z.array(z.string()),
+    }),
+  ),
+});
+
+/** Params of `skills/list`. */
+export const SkillsListParams = z.object({
+  cwds: z.array(z.string()).optional(),
+  forceReload: z.boolean().optional(),
+});
+
+/** Result of `skills/list`: one entry per cwd asked about. */
+export const SkillsListResponse = z.object({
+  data: z.array(z.object({ cwd: z.string(), skills: z.array(z.unknown()), errors: z.array(z.unknown()) })),
+});
+
+/** Params of `plugin/installed`. */
+export const PluginInstalledParams = z.object({
+  cwds: z.array(z.string()).nullable().optional(),
+  installSuggestionPluginNames: z.array(z.string()).nullable().optional(),
+});
+
+/** Result of `plugin/installed`. */
+export const PluginInstalledResponse = z.object({
+  marketplaces: z.array(z.unknown()),
+  marketplaceLoadErrors: z.array(z.unknown()).optional(),
+});
+
+/** A collaboration mode a client can pick (`settings` keys are snake_case on the wire). */
+export const CollaborationModeMask = z.object({
+  name: z.string(),
+  mode: z.enum(["default", "plan"]).nullable().optional(),
+  model: z.string().nullable().optional(),
+  reasoning_effort: z.string().nullable().optional(),
+});
+
+/** Result of `collaborationMode/list` (experimental). */
+export const CollaborationModeListResponse = z.object({ data: z.array(CollaborationModeMask) });

@@ -1,0 +1,28 @@
+import type { HandlerTable } from "../dispatcher.js";
+
+type SessionHandlers = Pick<
+  HandlerTable,
+  | "account/read"
+  | "account/bedrock/checkGovCloudRequirements"
+  | "hooks/list"
+  | "skills/list"
+  | "plugin/installed"
+  | "collaborationMode/list"
+>;
+
+/**
+ * What a client asks about its account and extensions when it starts. This server has no sign-in
+ * (providers read their keys from the environment), no hooks, skills or plugins, and one
+ * collaboration mode, so each answer is the true, empty one: clients such as the Codex TUI wait
+ * for these before they show their composer.
+ */
+export function sessionHandlers(): SessionHandlers {
+  return {
+    "account/read": () => ({ account: null, requiresOpenaiAuth: false }),
+    "account/bedrock/checkGovCloudRequirements": () => ({ isGovCloud: false, shouldWarn: false }),
+    "hooks/list": (params) => ({ data: (params.cwds ?? []).map((cwd) => ({ cwd, hooks: [], errors: [], warnings: [] })) }),
+    "skills/list": (params) => ({ data: (params.cwds ?? []).map((cwd) => ({ cwd, skills: [], errors: [] })) }),
+    "plugin/installed": () => ({ marketplaces: [], marketplaceLoadErrors: [] }),
+    "collaborationMode/list": () => ({ data: [{ name: "Default", mode: "default", model: null, reasoning_effort: null }] }),
+  };
+}
