@@ -185,7 +185,20 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   ],
   "turn/steer": [{ threadId: "t", expectedTurnId: "u", input: [{ type: "text", text: "also" }] }],
   "turn/interrupt": [{ threadId: "t", turnId: "u" }],
+  "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
+  "account/read": [{}, { refreshToken: false }],
+  "account/bedrock/checkGovCloudRequirements": [{}],
+  "model/list": [{}, { modelProvider: null, cursor: null, limit: null, includeHidden: true }],
+  "config/read": [{}, { includeLayers: true, cwd: "." }],
+  "configRequirements/read": [{}],
+  "hooks/list": [{ cwds: ["/tmp"], threadId: null }],
+  "skills/list": [{ cwds: ["/tmp"], forceReload: true }],
+  "plugin/installed": [{ cwds: ["/tmp"], installSuggestionPluginNames: null }],
+  "collaborationMode/list": [{}],
 };
+
+/** Codex methods that only its experimental API has, so the stable reference cannot check their params. */
+const EXPERIMENTAL = new Set(["thread/readState/update", "account/bedrock/checkGovCloudRequirements", "collaborationMode/list", "configRequirements/read"]);
 
 describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {
   it.each(definitionSamples)("%s", (definition, schema, samples) => {
@@ -197,9 +210,9 @@ describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex referenc
 
   it.each(Object.entries(paramsSamples))("params of %s", (method, samples) => {
     const file = requestParamsFile(method);
-    expect(file, `reference has ${method}`).toBeDefined();
+    expect(file !== undefined || EXPERIMENTAL.has(method), `reference has ${method}`).toBe(true);
     for (const sample of samples) {
-      expect(checkAgainst(file!, sample)).toEqual([]);
+      if (file) expect(checkAgainst(file, sample)).toEqual([]);
       expect(clientRequests[method as keyof typeof clientRequests].params.safeParse(sample).success).toBe(true);
     }
   });
