@@ -111,7 +111,11 @@ function startServer(mock: MockModel, home: string, workspace: string): Promise<
       `sandbox_mode="workspace-write"`,
     ],
   });
-  cleanups.push(() => server.stop());
+  // WebSocket mode does not watch stdin: SIGTERM is how it is stopped.
+  cleanups.push(async () => {
+    expect((await server.signal("SIGTERM")).code).toBe(0);
+    await server.stop();
+  });
   return server.waitForStderr("listening on ws://").then(() => ({
     url: /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!,
     server,
