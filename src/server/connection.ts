@@ -17,6 +17,9 @@ import type { ServerRequestBroker } from "./serverRequests.js";
 import { redactSecrets } from "./secretRedaction.js";
 import type { SessionAudit, SessionLog } from "./sessionAudit.js";
 
+/** Notifications Codex sends only to clients that opted into its experimental API (observed: unread tracking). */
+const EXPERIMENTAL_NOTIFICATIONS: ReadonlySet<string> = new Set(["thread/readState/changed"]);
+
 /** A server notification built once and fanned out to every subscribed connection. */
 export interface OutgoingNotification {
   readonly method: string;
@@ -114,9 +117,13 @@ export class ClientConnection {
     this.afterResponse.set(id, fn);
   }
 
-  /** Sends a notification unless this client opted out of its method; resolves under backpressure. */
+  /**
+   * Sends a notification unless this client opted out of its method, or the method belongs to
+   * Codex's experimental API and the client did not opt in; resolves under backpressure.
+   */
   notify(notification: OutgoingNotification): Promise<void> {
     if (this.outputClosed || this.session?.optOutNotificationMethods.has(notification.method)) return Promise.resolve();
+    if (EXPERIMENTAL_NOTIFICATIONS.has(notification.method) && !this.session?.experimentalApi) return Promise.resolve();
     return this.writer.write({ jsonrpc: "2.0", ...notification } as Message);
   }
 

@@ -66,7 +66,7 @@ export class ThreadHistory {
         this.turns.push({ id: record.turnId, startedAtMs: record.at, items: [], status: "inProgress" });
         break;
       case "item": {
-        const turn = this.turns.find((t) => t.id === record.turnId);
+        const turn = this.turn(record.turnId);
         if (!turn) break;
         const index = turn.items.findIndex((item) => item.id === record.item.id);
         if (index === -1) turn.items.push(record.item);
@@ -83,7 +83,7 @@ export class ThreadHistory {
         break;
       }
       case "turnCompleted": {
-        const turn = this.turns.find((t) => t.id === record.turnId);
+        const turn = this.turn(record.turnId);
         if (!turn) break;
         turn.status = record.status;
         turn.error = record.error;
@@ -91,6 +91,11 @@ export class ThreadHistory {
         break;
       }
     }
+  }
+
+  /** A turn by id, searched from the end: records almost always belong to the last turn (reading a file stays linear). */
+  private turn(id: string): StoredTurn | undefined {
+    return this.turns.findLast((turn) => turn.id === id);
   }
 
   /** The model-visible history, in order. */
