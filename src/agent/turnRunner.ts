@@ -15,6 +15,10 @@ import { loadProjectInstructions } from "./projectInstructions.js";
 import type { ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
+import type { ClientAsker } from "./clientAsker.js";
+import type { DynamicToolSpec } from "../protocol/clientTools.js";
+import { clientTools } from "./tools/clientTools.js";
+import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
 import type { ExecSessions } from "./exec/processSession.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
@@ -62,6 +66,9 @@ export interface TurnJob {
   readonly signal: AbortSignal;
   readonly emit: TurnEmitter;
   readonly ask: ApprovalAsker;
+  readonly client: ClientAsker;
+  /** Tools the client declared at thread start. */
+  readonly dynamicTools: readonly DynamicToolSpec[];
   /** What the user accepted for the rest of the thread; shared by the thread's turns. */
   readonly sessionApprovals: ApprovalMemory;
 }
@@ -86,6 +93,10 @@ export interface TurnRunnerDeps {
 export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
   const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.env);
   const client = modelClientFor(provider);
+  const tools = deps.tools.with([
+    ...clientTools(job.dynamicTools),
+    ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
+  ]);
   const project = await loadProjectInstructions(job.settings.cwd);
   const context = contextMessages(job.settings, project.text);
   const history = [...job.history];
@@ -106,6 +117,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     signal: job.signal,
     emit: job.emit,
     ask: job.ask,
+    client: job.client,
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
@@ -125,7 +137,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
         model: job.settings.model,
         instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
         input: [...context, ...history],
-        tools: deps.tools.specs(),
+        tools: tools.specs(),
         reasoning:
           job.settings.reasoningEffort || job.settings.reasoningSummary
             ? { effort: job.settings.reasoningEffort ?? null, summary: job.settings.reasoningSummary ?? null }
@@ -135,7 +147,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       };
       const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
       for (const call of calls) {
-        const tool = deps.tools.get(call.name);
+        const tool = tools.get(call.name);
         const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
         job.signal.throwIfAborted();
         await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);

@@ -76,6 +76,8 @@ export const Config = z.looseObject({
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
+  /** `[tools]`: optional tools (`experimental_request_user_input.enabled` offers `request_user_input`). */
+  tools: z.looseObject({ experimental_request_user_input: z.looseObject({ enabled: z.boolean().optional() }).optional() }).optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
 });
 export type Config = z.infer<typeof Config>;

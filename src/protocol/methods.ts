@@ -6,6 +6,12 @@ import {
   FileChangeRequestApprovalResponse,
 } from "./approvals.js";
 import {
+  DynamicToolCallParams,
+  DynamicToolCallResponse,
+  ToolRequestUserInputParams,
+  ToolRequestUserInputResponse,
+} from "./clientTools.js";
+import {
   ConfigReadParams,
   ConfigReadResponse,
   ConfigRequirementsReadResponse,
@@ -175,6 +181,8 @@ export const serverRequests = {
     FileChangeRequestApprovalParams,
     FileChangeRequestApprovalResponse,
   ),
+  "item/tool/call": request("DynamicToolCall", DynamicToolCallParams, DynamicToolCallResponse),
+  "item/tool/requestUserInput": request("ToolRequestUserInput", ToolRequestUserInputParams, ToolRequestUserInputResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 export type ClientRequestMethod = keyof typeof clientRequests;

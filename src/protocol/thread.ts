@@ -3,6 +3,7 @@ import { Turn } from "./turn.js";
 
 /** Why an active thread is waiting. */
 export const ThreadActiveFlag = z.enum(["waitingOnApproval", "waitingOnUserInput"]);
+export type ThreadActiveFlag = z.infer<typeof ThreadActiveFlag>;
 
 /** Whether a thread is loaded, idle, running a turn or stuck after a failure. */
 export const ThreadStatus = z.discriminatedUnion("type", [

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
+import { DynamicToolSpec } from "./clientTools.js";
 import { Thread, ThreadReadState } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
 
@@ -25,6 +26,8 @@ export const ThreadStartParams = z.object({
   sessionStartSource: z.enum(["startup", "clear"]).nullable().optional(),
   serviceName: z.string().nullable().optional(),
   threadSource: z.string().nullable().optional(),
+  /** Experimental: tools the client runs itself, offered to the model for this thread's turns. */
+  dynamicTools: z.array(DynamicToolSpec).nullable().optional(),
 });
 export type ThreadStartParams = z.infer<typeof ThreadStartParams>;
 

@@ -10,6 +10,8 @@ import type {
   ServerRequestResult,
 } from "../protocol/methods.js";
 import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals.js";
+import type { ClientAsker } from "../agent/clientAsker.js";
+import type { ThreadActiveFlag } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import type { Clock } from "../runtime/clock.js";
 import type { ThreadRecord } from "./records.js";
@@ -24,8 +26,8 @@ export interface TurnHost {
   request<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): OpenRequest<M>;
   /** Withdraws an unanswered request. */
   withdraw(id: number): void;
-  /** The thread waits on the client (or no longer does): `activeFlags: ["waitingOnApproval"]`. */
-  setWaiting(waiting: boolean): void;
+  /** What the thread waits on the client for now (`activeFlags`; empty when nothing). */
+  setWaiting(flags: readonly ThreadActiveFlag[]): void;
   readonly clock: Clock;
 }
 
@@ -144,7 +146,6 @@ export class ActiveTurn {
 
   /** Asks the client to approve a tool's action; resolves to the decision (`failed` when none came). */
   readonly ask = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-    if (this.ended) return "failed";
     const base = {
       threadId: this.threadId,
       turnId: this.id,
@@ -152,9 +153,9 @@ export class ActiveTurn {
       startedAtMs: this.open.get(request.itemId)?.startedAtMs ?? this.host.clock.nowMs(),
       reason: request.reason,
     };
-    const open =
+    const answer =
       request.kind === "command"
-        ? this.trackRequest("item/commandExecution/requestApproval", {
+        ? await this.requestClient("item/commandExecution/requestApproval", {
             ...base,
             kind: "command" as const,
             environmentId: "local",
@@ -170,20 +171,55 @@ export class ActiveTurn {
               "cancel",
             ],
           })
-        : this.trackRequest("item/fileChange/requestApproval", { ...base, grantRoot: request.grantRoot });
-    let decision: ApprovalDecision;
-    try {
-      const answer = (await open.answer) as { decision: unknown };
-      decision = toDecision(answer.decision);
-    } catch {
-      decision = "failed";
-    }
-    if (this.requests.delete(open.id) && !this.ended) {
-      this.host.notify("serverRequest/resolved", { threadId: this.threadId, requestId: open.id });
-      if (this.requests.size === 0) this.host.setWaiting(false);
-    }
-    return decision;
+        : await this.requestClient("item/fileChange/requestApproval", { ...base, grantRoot: request.grantRoot });
+    return answer ? toDecision(answer.decision) : "failed";
   };
+
+  /** The client's side of client-declared tools and of questions to the user. */
+  readonly client: ClientAsker = {
+    callTool: (params) => this.requestClient("item/tool/call", { threadId: this.threadId, turnId: this.id, ...params }),
+    askUser: (params) => this.requestClient("item/tool/requestUserInput", { threadId: this.threadId, turnId: this.id, ...params }),
+  };
+
+  /**
+   * Sends a request to the thread's clients and waits for the first valid answer; null when none
+   * came (an error answer, nobody to ask, or the turn ended). `serverRequest/resolved` follows an
+   * answer, except for `item/tool/call`, which Codex never resolves that way.
+   */
+  private async requestClient<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): Promise<ServerRequestResult<M> | null> {
+    if (this.ended) return null;
+    // Codex's order: the thread says it is waiting, then the request goes out.
+    this.updateWaiting(this.waitingFlags(), this.waitingFlags(method));
+    const open = this.host.request(method, params);
+    this.requests.set(open.id, { id: open.id, method, params: params as ServerRequestParams<ServerRequestMethod> });
+    let answer: ServerRequestResult<M> | null;
+    try {
+      answer = await open.answer;
+    } catch {
+      answer = null;
+    }
+    if (this.requests.has(open.id) && !this.ended) {
+      const before = this.waitingFlags();
+      this.requests.delete(open.id);
+      if (method !== "item/tool/call") this.host.notify("serverRequest/resolved", { threadId: this.threadId, requestId: open.id });
+      this.updateWaiting(before, this.waitingFlags());
+    }
+    return answer;
+  }
+
+  /** What the thread is waiting on, from the requests still open (and one about to be sent). */
+  private waitingFlags(sending?: ServerRequestMethod): ThreadActiveFlag[] {
+    const methods = new Set([...this.requests.values()].map((request) => request.method));
+    if (sending) methods.add(sending);
+    const flags: ThreadActiveFlag[] = [];
+    if (methods.has("item/commandExecution/requestApproval") || methods.has("item/fileChange/requestApproval")) flags.push("waitingOnApproval");
+    if (methods.has("item/tool/requestUserInput")) flags.push("waitingOnUserInput");
+    return flags;
+  }
+
+  private updateWaiting(before: readonly ThreadActiveFlag[], after: readonly ThreadActiveFlag[]): void {
+    if (after.join() !== before.join()) this.host.setWaiting(after);
+  }
 
   /**
    * Ends the turn once: completes open items, stores the outcome and returns the Turn for
@@ -193,7 +229,9 @@ export class ActiveTurn {
     if (this.ended) return null;
     this.ended = true;
     this.closed = true;
-    const awaitingApproval = new Set([...this.requests.values()].map((request) => (request.params as { itemId: string }).itemId));
+    const awaitingApproval = new Set(
+      [...this.requests.values()].filter((request) => request.method.endsWith("/requestApproval")).map((request) => (request.params as { itemId: string }).itemId),
+    );
     this.withdrawn = [...this.requests.keys()];
     this.requests.clear();
     for (const id of this.withdrawn) this.host.withdraw(id);
@@ -204,6 +242,7 @@ export class ActiveTurn {
       const status = awaitingApproval.has(item.id) ? "declined" : "failed";
       if (item.type === "commandExecution") await this.complete({ ...item, status, exitCode: item.exitCode ?? (status === "failed" ? -1 : null) });
       else if (item.type === "fileChange") await this.complete({ ...item, status });
+      else if (item.type === "dynamicToolCall") await this.complete({ ...item, status: "failed", success: false });
       else await this.complete(item);
     }
     const at = this.host.clock.nowMs();
@@ -222,14 +261,6 @@ export class ActiveTurn {
       completedAt: Math.floor(at / 1000),
       durationMs: at - this.startedAtMs,
     };
-  }
-
-  private trackRequest<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): OpenRequest<M> {
-    // Codex's order: the thread says it is waiting, then the request goes out.
-    if (this.requests.size === 0) this.host.setWaiting(true);
-    const open = this.host.request(method, params);
-    this.requests.set(open.id, { id: open.id, method, params: params as ServerRequestParams<ServerRequestMethod> });
-    return open;
   }
 
   private async complete(item: ThreadItem): Promise<void> {

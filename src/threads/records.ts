@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DynamicToolSpec } from "../protocol/clientTools.js";
 import { ThreadItem } from "../protocol/items.js";
 import { ApprovalsReviewer, AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import { GitInfo, SessionSource } from "../protocol/thread.js";
@@ -31,6 +32,8 @@ export const ThreadIdentity = z.object({
   threadSource: z.string().nullable().optional(),
   cliVersion: z.string(),
   originator: z.string().nullable().optional(),
+  /** Tools the client declared at thread start; it runs them when the model calls them. */
+  dynamicTools: z.array(DynamicToolSpec).optional(),
 });
 export type ThreadIdentity = z.infer<typeof ThreadIdentity>;
 

@@ -136,6 +136,7 @@ export class ThreadManager<S extends object> {
         threadSource: params.threadSource ?? null,
         cliVersion: SERVER_VERSION,
         originator,
+        ...(params.dynamicTools?.length ? { dynamicTools: params.dynamicTools } : {}),
       },
       settings,
     };
@@ -325,6 +326,8 @@ export class ThreadManager<S extends object> {
           signal: turn.controller.signal,
           emit: turn.emit,
           ask: turn.ask,
+          client: turn.client,
+          dynamicTools: thread.history.identity.dynamicTools ?? [],
           sessionApprovals: thread.sessionApprovals,
         },
         { ...this.options.agent, config: this.options.config },
@@ -397,9 +400,9 @@ export class ThreadManager<S extends object> {
       usageRecorded: () => this.replayTokenUsage(thread, thread.subscribers),
       request: (method, params) => this.options.requests.open(thread.subscribers, method, params),
       withdraw: (id) => this.options.requests.withdraw(id, "the turn ended"),
-      setWaiting: (waiting) => {
+      setWaiting: (flags) => {
         if (thread.status.type !== "active") return;
-        thread.status = { type: "active", activeFlags: waiting ? ["waitingOnApproval"] : [] };
+        thread.status = { type: "active", activeFlags: [...flags] };
         this.options.emit(thread.subscribers, "thread/status/changed", { threadId: thread.history.identity.id, status: thread.status });
       },
     };
@@ -510,6 +513,11 @@ export class ThreadManager<S extends object> {
     const start = cursor ? decodeOffsetCursor(cursor) : 0;
     const size = limit && limit > 0 ? limit : ids.length;
     return { data: ids.slice(start, start + size), nextCursor: start + size < ids.length ? encodeOffsetCursor(start + size) : null };
+  }
+
+  /** The working directories of the loaded threads (client file requests may reach them). */
+  loadedCwds(): string[] {
+    return [...this.loaded.values()].map((thread) => thread.history.settings.cwd);
   }
 
   /** `thread/unsubscribe`: stops notifications to `subscriber`; an idle thread nobody watches unloads later. */

@@ -45,6 +45,7 @@ export class ServerProcess {
   stderr = "";
   private nextId = 1000;
   private readonly sentMethods = new Map<unknown, string>();
+  private readonly answerers = new Map<string, (params: any) => unknown>();
   private waiters: Array<{ match: (m: any) => boolean; resolve: (m: any) => void }> = [];
   private stderrWaiters: Array<() => void> = [];
   private buffer = "";
@@ -119,6 +120,11 @@ export class ServerProcess {
     if (params !== undefined) message.params = params;
     this.send(message);
     return this.waitFor((m) => m.id === id && !("method" in m), `response to ${method}#${id}`);
+  }
+
+  /** Answers every server request of `method` with what `answer` returns (an error response when it throws). */
+  onRequest(method: string, answer: (params: any) => unknown): void {
+    this.answerers.set(method, answer);
   }
 
   /** Sends `initialize` (and `initialized`) and resolves with the result. */
@@ -236,6 +242,14 @@ export class ServerProcess {
       }
     }
     this.messages.push(message);
+    const answer = message.id !== undefined && message.method ? this.answerers.get(message.method) : undefined;
+    if (answer) {
+      try {
+        this.send({ id: message.id, result: answer(message.params) });
+      } catch (error) {
+        this.send({ id: message.id, error: { code: -32000, message: (error as Error).message } });
+      }
+    }
     for (const waiter of this.waiters.filter((w) => w.match(message))) {
       this.waiters = this.waiters.filter((w) => w !== waiter);
       waiter.resolve(message);

@@ -47,7 +47,16 @@ export function providerArgs(url: string, options: ProviderOptions = {}): string
 /** Starts the mock (unless given) and the server pointed at it, and initializes. */
 export async function launch(
   responses: MockResponseInput[],
-  options: ProviderOptions & { home?: string; env?: NodeJS.ProcessEnv; mock?: MockModel; args?: string[]; approval?: string; sandbox?: string } = {},
+  options: ProviderOptions & {
+    home?: string;
+    env?: NodeJS.ProcessEnv;
+    mock?: MockModel;
+    args?: string[];
+    approval?: string;
+    sandbox?: string;
+    /** `initialize` capabilities (e.g. `{experimentalApi: true}`). */
+    capabilities?: object;
+  } = {},
 ): Promise<{ server: ServerProcess; mock: MockModel }> {
   const mock = options.mock ?? (await startMockModel({ responses }));
   if (!options.mock) mocks.push(mock);
@@ -65,7 +74,7 @@ export async function launch(
     env: { OPENAI_API_KEY: "", ...options.env },
   });
   servers.push(server);
-  await server.initialize();
+  await server.initialize(options.capabilities);
   return { server, mock };
 }
 

@@ -4,6 +4,7 @@ import type { Config } from "../../config/schema.js";
 import type { Clock } from "../../runtime/clock.js";
 import type { ApprovalMemory } from "../approvalMemory.js";
 import type { ApprovalAsker } from "../approvals.js";
+import type { ClientAsker } from "../clientAsker.js";
 import type { ExecSessions } from "../exec/processSession.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
 import type { TurnSettings } from "../turnRunner.js";
@@ -30,6 +31,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly emit: TurnEmitter;
   readonly ask: ApprovalAsker;
+  /** Runs client-declared tools and asks the user questions. */
+  readonly client: ClientAsker;
   /** Commands and paths the user accepted for the rest of the thread (`acceptForSession`). */
   readonly sessionApprovals: ApprovalMemory;
   /** Commands this turn started; killed when it ends. */
@@ -59,6 +62,11 @@ export class ToolRegistry {
   /** Specs to offer in a model request. */
   specs(): ToolSpec[] {
     return [...this.byName.values()].filter((tool) => !tool.hidden).map((tool) => tool.spec);
+  }
+
+  /** A registry with `extra` tools too; a name already taken keeps its tool. */
+  with(extra: readonly Tool[]): ToolRegistry {
+    return extra.length === 0 ? this : new ToolRegistry([...extra.filter((tool) => !this.byName.has(tool.spec.name)), ...this.byName.values()]);
   }
 
   /** The tool called `name`, if offered. */

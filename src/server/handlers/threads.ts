@@ -1,3 +1,4 @@
+import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
@@ -9,8 +10,13 @@ type ThreadHandlers = Pick<HandlerTable, Extract<ClientRequestMethod, `thread/${
 /** The `thread/*` methods, each a thin call into the ThreadManager. */
 export function threadHandlers(threads: ThreadManager<ClientConnection>): ThreadHandlers {
   return {
-    "thread/start": async (params, context) =>
-      respond(context, await threads.start(params, context.connection, context.connection.client?.clientName ?? null)),
+    "thread/start": async (params, context) => {
+      // As in Codex, client-run tools are part of the experimental API.
+      if (params.dynamicTools?.length && !context.connection.client?.experimentalApi) {
+        throw invalidRequest("thread/start.dynamicTools requires experimentalApi capability");
+      }
+      return respond(context, await threads.start(params, context.connection, context.connection.client?.clientName ?? null));
+    },
     "thread/resume": async (params, context) => respond(context, await threads.resume(params, context.connection)),
     "thread/fork": async (params, context) => respond(context, await threads.fork(params, context.connection)),
     "thread/list": (params) => threads.list(params),
