@@ -54,6 +54,11 @@ export function serverOverloaded(): RpcError {
   return rpcError(ErrorCode.ServerOverloaded, "Server overloaded; retry later.");
 }
 
+/** -32603 for a file operation the operating system refused, as Codex; the message says which path and why. */
+export function ioFailure(message: string, data?: unknown): RpcError {
+  return rpcError(ErrorCode.InternalError, message, data);
+}
+
 /** -32603 for an unexpected failure; the details go to the log, never to the wire. */
 export function internalError(): RpcError {
   return rpcError(ErrorCode.InternalError, "Internal error; see the server log for details.");

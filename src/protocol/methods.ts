@@ -18,6 +18,20 @@ import {
   ModelListParams,
   ModelListResponse,
 } from "./configMethods.js";
+import {
+  FsCopyParams,
+  FsCreateDirectoryParams,
+  FsGetMetadataParams,
+  FsGetMetadataResponse,
+  FsReadDirectoryParams,
+  FsReadDirectoryResponse,
+  FsReadFileParams,
+  FsReadFileResponse,
+  FsRemoveParams,
+  FsWriteFileParams,
+  FuzzyFileSearchParams,
+  FuzzyFileSearchResponse,
+} from "./fsMethods.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
 import {
   CollaborationModeListResponse,
@@ -128,6 +142,14 @@ export const clientRequests = {
   "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),
   "plugin/installed": request("PluginInstalled", PluginInstalledParams, PluginInstalledResponse),
   "collaborationMode/list": request("CollaborationModeList", z.object({}), CollaborationModeListResponse),
+  "fs/readFile": request("FsReadFile", FsReadFileParams, FsReadFileResponse),
+  "fs/writeFile": request("FsWriteFile", FsWriteFileParams, EmptyResponse),
+  "fs/createDirectory": request("FsCreateDirectory", FsCreateDirectoryParams, EmptyResponse),
+  "fs/getMetadata": request("FsGetMetadata", FsGetMetadataParams, FsGetMetadataResponse),
+  "fs/readDirectory": request("FsReadDirectory", FsReadDirectoryParams, FsReadDirectoryResponse),
+  "fs/remove": request("FsRemove", FsRemoveParams, EmptyResponse),
+  "fs/copy": request("FsCopy", FsCopyParams, EmptyResponse),
+  fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */

@@ -11,6 +11,9 @@ import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { configHandlers } from "./handlers/config.js";
 import { initializeHandler } from "./handlers/initialize.js";
 import { sessionHandlers } from "./handlers/session.js";
+import { fsHandlers } from "./handlers/fs.js";
+import { fileSearchHandlers } from "./handlers/fileSearch.js";
+import { serverRoots } from "../workspace/allowedRoots.js";
 import { RequestScheduler } from "./requestScheduler.js";
 import { threadHandlers } from "./handlers/threads.js";
 import { createNotification } from "./notifications.js";
@@ -156,6 +159,7 @@ export class AppServer implements ConnectionHost {
   }
 
   private createHandlers(): HandlerTable {
+    const roots = serverRoots(this.options.cwd ?? process.cwd(), this.options.config, () => this.threads.loadedCwds());
     return {
       initialize: initializeHandler({
         home: this.options.home,
@@ -165,6 +169,8 @@ export class AppServer implements ConnectionHost {
       ...threadHandlers(this.threads),
       ...turnHandlers(this.threads),
       ...sessionHandlers(),
+      ...fsHandlers(roots),
+      ...fileSearchHandlers(roots),
       ...configHandlers({
         home: this.options.home,
         config: this.options.config,

@@ -195,6 +195,18 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "skills/list": [{ cwds: ["/tmp"], forceReload: true }],
   "plugin/installed": [{ cwds: ["/tmp"], installSuggestionPluginNames: null }],
   "collaborationMode/list": [{}],
+  "fs/readFile": [{ path: "/tmp/w/a.txt" }],
+  "fs/writeFile": [{ path: "/tmp/w/a.txt", dataBase64: "aGk=" }, { path: "/tmp/w/empty", dataBase64: "" }],
+  "fs/createDirectory": [{ path: "/tmp/w/d" }, { path: "/tmp/w/d", recursive: null }, { path: "/tmp/w/d", recursive: false }],
+  "fs/getMetadata": [{ path: "/tmp/w" }],
+  "fs/readDirectory": [{ path: "/tmp/w" }],
+  "fs/remove": [{ path: "/tmp/w/d" }, { path: "/tmp/w/d", recursive: false, force: null }],
+  "fs/copy": [{ sourcePath: "/tmp/w/a", destinationPath: "/tmp/w/b" }, { sourcePath: "/tmp/w/a", destinationPath: "/tmp/w/b", recursive: true }],
+  fuzzyFileSearch: [
+    { query: "main", roots: ["/tmp/w"] },
+    { query: "", roots: [], cancellationToken: null },
+    { query: "m", roots: ["/tmp/w", "/tmp/x"], cancellationToken: "c1" },
+  ],
 };
 
 /** Codex methods that only its experimental API has, so the stable reference cannot check their params. */

@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readlink, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
@@ -59,16 +59,27 @@ export async function commitPatch(changes: readonly PlannedChange[]): Promise<vo
   }
 }
 
-/** The real location a path would have: symlinks in its existing ancestors resolved. */
+/**
+ * The real location a path would have: symlinks resolved in its existing part, a dangling symlink
+ * included (writing through one creates the file where it points, so that is where the path is).
+ */
 export async function realLocation(file: string): Promise<string> {
-  const rest: string[] = [];
-  for (let current = path.resolve(file); ; current = path.dirname(current)) {
-    try {
-      return path.join(await realpath(current), ...rest.reverse());
-    } catch {
-      if (path.dirname(current) === current) return path.resolve(file);
-      rest.push(path.basename(current));
-    }
+  return resolveReal(path.resolve(file), 0);
+}
+
+/** As the kernel's limit on symlinks followed in one lookup. */
+const MAX_LINK_HOPS = 40;
+
+async function resolveReal(absolute: string, hops: number): Promise<string> {
+  try {
+    return await realpath(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    if (parent === absolute) return absolute;
+    const located = path.join(await resolveReal(parent, hops), path.basename(absolute));
+    const target = await readlink(located).catch(() => undefined);
+    if (target === undefined || hops >= MAX_LINK_HOPS) return located;
+    return resolveReal(path.resolve(path.dirname(located), target), hops + 1);
   }
 }
 

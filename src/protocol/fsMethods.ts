@@ -1,0 +1,85 @@
+import { z } from "zod";
+
+/**
+ * An absolute path, as Codex's `AbsolutePathBuf`. POSIX only: this server runs where its sandbox
+ * (bubblewrap) does. Relative paths are refused rather than resolved, because "relative to what"
+ * differs between the client and the server.
+ */
+export const AbsolutePath = z.string().refine((value) => value.startsWith("/"), {
+  message: "must be an absolute path (starting with /)",
+});
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Params of `fs/readFile`. */
+export const FsReadFileParams = z.object({ path: AbsolutePath });
+
+/** Result of `fs/readFile`: the whole file, base64-encoded. */
+export const FsReadFileResponse = z.object({ dataBase64: z.string() });
+
+/** Params of `fs/writeFile`: replaces the file (or creates it) with the decoded bytes. */
+export const FsWriteFileParams = z.object({
+  path: AbsolutePath,
+  // Node's decoder skips characters it does not know; refuse them so no byte is silently lost.
+  dataBase64: z.string().refine((value) => value.length % 4 === 0 && BASE64.test(value), {
+    message: "must be standard base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4 characters)",
+  }),
+});
+
+/** Params of `fs/createDirectory`; `recursive` (default true) also creates missing parents. */
+export const FsCreateDirectoryParams = z.object({ path: AbsolutePath, recursive: z.boolean().nullable().optional() });
+
+/** Params of `fs/getMetadata`. */
+export const FsGetMetadataParams = z.object({ path: AbsolutePath });
+
+/** Result of `fs/getMetadata`; times are Unix milliseconds, 0 when the filesystem lacks them. */
+export const FsGetMetadataResponse = z.object({
+  createdAtMs: z.number().int(),
+  isDirectory: z.boolean(),
+  isFile: z.boolean(),
+  isSymlink: z.boolean(),
+  modifiedAtMs: z.number().int(),
+});
+
+/** Params of `fs/readDirectory`. */
+export const FsReadDirectoryParams = z.object({ path: AbsolutePath });
+
+/** One direct child of a directory; the flags say what it resolves to (symlinks followed). */
+export const FsReadDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
+
+/** Result of `fs/readDirectory`. */
+export const FsReadDirectoryResponse = z.object({ entries: z.array(FsReadDirectoryEntry) });
+
+/** Params of `fs/remove`; `recursive` and `force` (ignore a missing path) default to true. */
+export const FsRemoveParams = z.object({
+  path: AbsolutePath,
+  recursive: z.boolean().nullable().optional(),
+  force: z.boolean().nullable().optional(),
+});
+
+/** Params of `fs/copy`; `recursive` is required to copy a directory. */
+export const FsCopyParams = z.object({
+  sourcePath: AbsolutePath,
+  destinationPath: AbsolutePath,
+  recursive: z.boolean().optional(),
+});
+
+/** Params of `fuzzyFileSearch`: a newer search with the same `cancellationToken` cancels this one. */
+export const FuzzyFileSearchParams = z.object({
+  query: z.string(),
+  roots: z.array(AbsolutePath),
+  cancellationToken: z.string().nullable().optional(),
+});
+
+/** One match: `path` is relative to `root` (as the client sent it); `indices` are the matched characters of `path`. */
+export const FuzzyFileSearchResult = z.object({
+  root: z.string(),
+  path: z.string(),
+  file_name: z.string(),
+  match_type: z.enum(["file", "directory"]),
+  score: z.number().int().nonnegative(),
+  indices: z.array(z.number().int().nonnegative()).nullable().optional(),
+});
+
+/** Result of `fuzzyFileSearch`: best match first; empty when the search was cancelled. */
+export const FuzzyFileSearchResponse = z.object({ files: z.array(FuzzyFileSearchResult) });

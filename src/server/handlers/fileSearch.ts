@@ -1,0 +1,60 @@
+import { stat } from "node:fs/promises";
+import { invalidRequest } from "../../protocol/errors.js";
+import type { ClientRequestResult } from "../../protocol/methods.js";
+import type { AllowedRoots } from "../../workspace/allowedRoots.js";
+import { compareMatches, searchFiles } from "../../workspace/fileSearch.js";
+import { parseQuery } from "../../workspace/fuzzyMatch.js";
+import type { ClientConnection } from "../connection.js";
+import type { HandlerTable } from "../dispatcher.js";
+import { reportingFsErrors } from "./fsFailure.js";
+
+/** Matches returned per root, as Codex. */
+export const MATCHES_PER_ROOT = 50;
+
+type SearchResult = ClientRequestResult<"fuzzyFileSearch">;
+
+/**
+ * `fuzzyFileSearch`: files and directories under the given roots (each inside the allowed roots)
+ * whose relative path contains the query as a subsequence, best first. A search that a newer one
+ * with the same `cancellationToken` (from the same connection) replaces answers `{files: []}`.
+ */
+export function fileSearchHandlers(roots: AllowedRoots): Pick<HandlerTable, "fuzzyFileSearch"> {
+  const running = new WeakMap<ClientConnection, Map<string, AbortController>>();
+  return {
+    fuzzyFileSearch: async (params, { connection }) => {
+      const controller = new AbortController();
+      const token = params.cancellationToken ?? undefined;
+      let byToken: Map<string, AbortController> | undefined;
+      if (token !== undefined) {
+        // Before any await, so a newer search arriving right after cancels this one.
+        byToken = running.get(connection) ?? new Map();
+        running.set(connection, byToken);
+        byToken.get(token)?.abort();
+        byToken.set(token, controller);
+      }
+      try {
+        const query = parseQuery(params.query);
+        const searchRoots = await Promise.all(params.roots.map(async (root) => ({ root, real: await searchRoot(roots, root) })));
+        const files: SearchResult["files"] = [];
+        if (query.atoms.length === 0) return { files };
+        for (const { root, real } of searchRoots) {
+          for (const match of await searchFiles(real, query, MATCHES_PER_ROOT, controller.signal)) {
+            const { path, fileName, matchType, score, indices } = match;
+            files.push({ root, path, file_name: fileName, match_type: matchType, score, indices });
+          }
+        }
+        return { files: controller.signal.aborted ? [] : files.sort(compareMatches) };
+      } finally {
+        if (token !== undefined && byToken?.get(token) === controller) byToken.delete(token);
+      }
+    },
+  };
+}
+
+/** The real directory to search for `root`: inside the allowed roots, existing, a directory. */
+async function searchRoot(roots: AllowedRoots, root: string): Promise<string> {
+  const real = await roots.confine(root);
+  const info = await reportingFsErrors("fuzzyFileSearch", root, () => stat(real));
+  if (!info.isDirectory()) throw invalidRequest(`fuzzyFileSearch: root ${root} is not a directory`, { path: root });
+  return real;
+}

@@ -1,0 +1,59 @@
+import { opendir } from "node:fs/promises";
+import path from "node:path";
+import { fuzzyMatch, type FuzzyQuery } from "./fuzzyMatch.js";
+
+/** A file or directory that matched, with its path relative to the searched root ("/"-separated). */
+export interface FileSearchMatch {
+  readonly path: string;
+  readonly fileName: string;
+  readonly matchType: "file" | "directory";
+  readonly score: number;
+  readonly indices: number[];
+}
+
+/** Directories never searched: version-control internals and installed dependencies. */
+const SKIPPED_DIRECTORIES = new Set([".git", "node_modules"]);
+
+/** Entries looked at per root before the walk stops, so a huge tree cannot make a search unbounded. */
+export const MAX_ENTRIES_PER_ROOT = 200_000;
+
+/**
+ * Walks `root` (a real directory path) and returns its `limit` best matches for `query`, best
+ * first, then by path. Symlinks are matched but never followed, so the walk stays inside `root`
+ * and cannot loop. Stops early, with what it has, once `signal` is aborted.
+ */
+export async function searchFiles(root: string, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
+  const matches: FileSearchMatch[] = [];
+  const pending: string[] = [""];
+  let seen = 0;
+  // One directory at a time: gentle on small machines, and a cancelled search stops within one read.
+  for (let relativeDir = pending.pop(); relativeDir !== undefined && !signal.aborted; relativeDir = pending.pop()) {
+    try {
+      for await (const entry of await opendir(path.join(root, relativeDir))) {
+        if (++seen > MAX_ENTRIES_PER_ROOT || signal.aborted) break;
+        const isDirectory = entry.isDirectory();
+        if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
+        const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
+        if (isDirectory) pending.push(relative);
+        const match = fuzzyMatch(query, relative);
+        if (!match) continue;
+        matches.push({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
+        // Keep memory bounded on broad queries: trim to the best `limit` now and then.
+        if (matches.length >= limit * 4) matches.splice(0, matches.length, ...best(matches, limit));
+      }
+    } catch {
+      // Unreadable (permissions, removed meanwhile): search the rest.
+    }
+    if (seen > MAX_ENTRIES_PER_ROOT) break;
+  }
+  return best(matches, limit);
+}
+
+/** Best first; equal scores by path, so results are stable. */
+export function compareMatches(a: { score: number; path: string }, b: { score: number; path: string }): number {
+  return b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+function best(matches: FileSearchMatch[], limit: number): FileSearchMatch[] {
+  return matches.sort(compareMatches).slice(0, limit);
+}

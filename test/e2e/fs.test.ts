@@ -1,0 +1,201 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ServerProcess } from "../support/serverProcess.js";
+
+const dirs: string[] = [];
+/** A fresh temp directory, by its real path (the server answers with and checks real paths). */
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A server whose working directory is a fresh workspace, with an optional config.toml. */
+async function serve(configToml?: string): Promise<{ server: ServerProcess; workspace: string }> {
+  const workspace = tempDir("aas-fs-ws-");
+  const home = tempDir("aas-fs-home-");
+  if (configToml) writeFileSync(path.join(home, "config.toml"), configToml);
+  const server = ServerProcess.start({ home, cwd: workspace });
+  await server.initialize();
+  return { server, workspace };
+}
+
+async function ok(server: ServerProcess, method: string, params: object): Promise<any> {
+  const response = await server.request(method, params);
+  expect(response.error, `${method} ${JSON.stringify(params)}`).toBeUndefined();
+  return response.result;
+}
+
+async function fails(server: ServerProcess, method: string, params: object): Promise<{ code: number; message: string; data?: any }> {
+  const response = await server.request(method, params);
+  expect(response.result, `${method} ${JSON.stringify(params)} should fail`).toBeUndefined();
+  return response.error;
+}
+
+function write(file: string, content: string | Buffer = "x"): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+}
+
+describe("fs/*", () => {
+  it("reads, writes, lists, inspects, creates, copies and removes inside the workspace", async () => {
+    const { server, workspace } = await serve();
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const bin = path.join(workspace, "data.bin");
+    expect(await ok(server, "fs/writeFile", { path: bin, dataBase64: bytes.toString("base64") })).toEqual({});
+    expect(readFileSync(bin).equals(bytes)).toBe(true);
+    expect(await ok(server, "fs/readFile", { path: bin })).toEqual({ dataBase64: bytes.toString("base64") });
+
+    const nested = path.join(workspace, "a", "b", "c");
+    expect(await ok(server, "fs/createDirectory", { path: nested })).toEqual({});
+    expect(existsSync(nested)).toBe(true);
+    await ok(server, "fs/createDirectory", { path: nested, recursive: true }); // already there: fine
+    const orphan = await fails(server, "fs/createDirectory", { path: path.join(workspace, "x", "y"), recursive: false });
+    expect(orphan.code).toBe(-32603);
+    expect(orphan.message).toContain("parent directory does not exist");
+    symlinkSync(bin, path.join(workspace, "link.bin"));
+
+    const listing = await ok(server, "fs/readDirectory", { path: workspace });
+    expect(listing.entries).toEqual([
+      { fileName: "a", isDirectory: true, isFile: false },
+      { fileName: "data.bin", isDirectory: false, isFile: true },
+      { fileName: "link.bin", isDirectory: false, isFile: true },
+    ]);
+
+    const fileInfo = await ok(server, "fs/getMetadata", { path: bin });
+    expect(fileInfo).toMatchObject({ isFile: true, isDirectory: false, isSymlink: false });
+    expect(Math.abs(fileInfo.modifiedAtMs - Date.now())).toBeLessThan(60_000);
+    expect(Number.isInteger(fileInfo.createdAtMs)).toBe(true);
+    expect(await ok(server, "fs/getMetadata", { path: nested })).toMatchObject({ isFile: false, isDirectory: true, isSymlink: false });
+    expect(await ok(server, "fs/getMetadata", { path: path.join(workspace, "link.bin") })).toMatchObject({ isFile: true, isSymlink: true });
+
+    write(path.join(nested, "deep.txt"), "deep");
+    await ok(server, "fs/copy", { sourcePath: bin, destinationPath: path.join(workspace, "copy.bin") });
+    expect(readFileSync(path.join(workspace, "copy.bin")).equals(bytes)).toBe(true);
+    const dirCopy = await fails(server, "fs/copy", { sourcePath: path.join(workspace, "a"), destinationPath: path.join(workspace, "a2") });
+    expect(dirCopy.code).toBe(-32600);
+    expect(dirCopy.message).toContain("pass recursive: true");
+    await ok(server, "fs/copy", { sourcePath: path.join(workspace, "a"), destinationPath: path.join(workspace, "a2"), recursive: true });
+    expect(readFileSync(path.join(workspace, "a2", "b", "c", "deep.txt"), "utf8")).toBe("deep");
+
+    const notEmpty = await fails(server, "fs/remove", { path: path.join(workspace, "a"), recursive: false });
+    expect(notEmpty.code).toBe(-32603);
+    expect(notEmpty.message).toContain("not empty");
+    expect(existsSync(path.join(nested, "deep.txt"))).toBe(true);
+    await ok(server, "fs/remove", { path: path.join(workspace, "a") });
+    expect(existsSync(path.join(workspace, "a"))).toBe(false);
+    await ok(server, "fs/remove", { path: path.join(workspace, "a") }); // missing, force defaults to true
+    const missing = await fails(server, "fs/remove", { path: path.join(workspace, "a"), force: false });
+    expect(missing.message).toBe(`fs/remove failed: ${path.join(workspace, "a")} does not exist`);
+    expect(missing.data).toEqual({ code: "ENOENT", path: path.join(workspace, "a") });
+  });
+
+  it("refuses relative paths, escapes through .. or symlinks, missing files and oversized reads", async () => {
+    const { server, workspace } = await serve();
+    const outside = tempDir("aas-fs-outside-");
+    write(path.join(outside, "secret.txt"), "secret");
+    symlinkSync(outside, path.join(workspace, "out"));
+    symlinkSync(path.join(outside, "new.txt"), path.join(workspace, "dangling"));
+
+    const relative = await fails(server, "fs/readFile", { path: "notes.txt" });
+    expect(relative.code).toBe(-32602);
+    expect(relative.message).toContain("params.path: must be an absolute path");
+
+    const dotdot = path.join(workspace, "..", path.basename(outside), "secret.txt");
+    const escaped = await fails(server, "fs/readFile", { path: `${workspace}/../${path.basename(outside)}/secret.txt` });
+    expect(escaped.code).toBe(-32600);
+    expect(escaped.message).toContain(`${workspace}/../${path.basename(outside)}/secret.txt is outside the allowed roots`);
+    expect(escaped.message).toContain(workspace);
+    expect(escaped.data.allowedRoots).toEqual([workspace]);
+    expect((await fails(server, "fs/getMetadata", { path: dotdot })).code).toBe(-32600);
+
+    const viaLink = await fails(server, "fs/readFile", { path: path.join(workspace, "out", "secret.txt") });
+    expect(viaLink.code).toBe(-32600);
+    expect(viaLink.message).toContain(`(it resolves to ${path.join(outside, "secret.txt")})`);
+    const writeViaLink = await fails(server, "fs/writeFile", { path: path.join(workspace, "out", "new.txt"), dataBase64: "aGk=" });
+    expect(writeViaLink.code).toBe(-32600);
+    const writeViaDangling = await fails(server, "fs/writeFile", { path: path.join(workspace, "dangling"), dataBase64: "aGk=" });
+    expect(writeViaDangling.code).toBe(-32600);
+    expect(existsSync(path.join(outside, "new.txt"))).toBe(false);
+    expect((await fails(server, "fs/readDirectory", { path: path.join(workspace, "out") })).code).toBe(-32600);
+    expect((await fails(server, "fs/copy", { sourcePath: path.join(workspace, "out", "secret.txt"), destinationPath: path.join(workspace, "s") })).code).toBe(-32600);
+    // Removing the link removes the link, not what it points to.
+    await ok(server, "fs/remove", { path: path.join(workspace, "out") });
+    expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("secret");
+
+    const missing = await fails(server, "fs/readFile", { path: path.join(workspace, "nope.txt") });
+    expect(missing).toMatchObject({ code: -32603, message: `fs/readFile failed: ${path.join(workspace, "nope.txt")} does not exist` });
+    const noDir = await fails(server, "fs/writeFile", { path: path.join(workspace, "no", "dir.txt"), dataBase64: "" });
+    expect(noDir.message).toContain("its directory does not exist");
+    const badBase64 = await fails(server, "fs/writeFile", { path: path.join(workspace, "b.txt"), dataBase64: "not base64!" });
+    expect(badBase64.code).toBe(-32602);
+
+    const huge = path.join(workspace, "huge.bin");
+    writeFileSync(huge, "");
+    truncateSync(huge, 64 * 1024 * 1024 + 1); // sparse: no 64 MiB written
+    const tooBig = await fails(server, "fs/readFile", { path: huge });
+    expect(tooBig.code).toBe(-32600);
+    expect(tooBig.message).toContain("larger than 64 MiB are not read");
+  });
+
+  it("allows a loaded thread's cwd and configured writable roots outside the server's cwd", async () => {
+    const project = tempDir("aas-fs-project-");
+    const extra = tempDir("aas-fs-extra-");
+    write(path.join(project, "readme.md"), "project");
+    write(path.join(extra, "notes.md"), "extra");
+    const { server } = await serve(`[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(extra)}]\n`);
+
+    expect(await ok(server, "fs/readFile", { path: path.join(extra, "notes.md") })).toEqual({ dataBase64: Buffer.from("extra").toString("base64") });
+    const before = await fails(server, "fs/readFile", { path: path.join(project, "readme.md") });
+    expect(before.code).toBe(-32600);
+    await ok(server, "thread/start", { cwd: project });
+    expect(await ok(server, "fs/readFile", { path: path.join(project, "readme.md") })).toEqual({ dataBase64: Buffer.from("project").toString("base64") });
+    const found = await ok(server, "fuzzyFileSearch", { query: "rdm", roots: [project] });
+    expect(found.files.map((file: any) => file.path)).toEqual(["readme.md"]);
+  });
+});
+
+describe("fuzzyFileSearch", () => {
+  it("finds files by subsequence, best first, without .git and node_modules", async () => {
+    const { server, workspace } = await serve();
+    for (const file of ["src/main.ts", "src/domain.ts", "make/a/in.txt", "docs/notes.md", ".git/main", "node_modules/main/index.js"]) {
+      write(path.join(workspace, file));
+    }
+    const { files } = await ok(server, "fuzzyFileSearch", { query: "main", roots: [workspace], cancellationToken: null });
+    expect(files.map((file: any) => file.path)).toEqual(["src/main.ts", "make/a/in.txt", "src/domain.ts"]);
+    expect(files[0]).toMatchObject({ root: workspace, file_name: "main.ts", match_type: "file", indices: [4, 5, 6, 7] });
+    expect(files[0].score).toBeGreaterThan(files[1].score);
+    expect(files[1].score).toBeGreaterThan(files[2].score);
+
+    const dirs = await ok(server, "fuzzyFileSearch", { query: "src", roots: [workspace] });
+    expect(dirs.files[0]).toMatchObject({ path: "src", match_type: "directory", file_name: "src" });
+    expect((await ok(server, "fuzzyFileSearch", { query: "", roots: [workspace] })).files).toEqual([]);
+    expect((await ok(server, "fuzzyFileSearch", { query: "zzzz", roots: [workspace] })).files).toEqual([]);
+    // Smart case: an upper-case letter makes the query case-sensitive.
+    expect((await ok(server, "fuzzyFileSearch", { query: "MAIN", roots: [workspace] })).files).toEqual([]);
+
+    const outside = await fails(server, "fuzzyFileSearch", { query: "main", roots: [os.tmpdir()] });
+    expect(outside.code).toBe(-32600);
+    expect(outside.message).toContain(`${os.tmpdir()} is outside the allowed roots`);
+  });
+
+  it("answers a search replaced by a newer one with the same token with no files", async () => {
+    const { server, workspace } = await serve();
+    // Enough directories that the first walk is still reading when the second request arrives.
+    for (let i = 0; i < 200; i++) write(path.join(workspace, `dir${i}`, `file${i}.txt`));
+    const first = { id: "search-1", method: "fuzzyFileSearch", params: { query: "file", roots: [workspace], cancellationToken: "t" } };
+    const second = { ...first, id: "search-2", params: { ...first.params, query: "file19" } };
+    server.sendRaw(`${JSON.stringify(first)}\n${JSON.stringify(second)}\n`);
+    const [cancelled, latest] = await Promise.all([
+      server.waitFor((m) => m.id === "search-1", "first search"),
+      server.waitFor((m) => m.id === "search-2", "second search"),
+    ]);
+    expect(cancelled.result).toEqual({ files: [] });
+    expect(latest.result.files[0]).toMatchObject({ path: "dir19/file19.txt" });
+  });
+});
