@@ -17,6 +17,8 @@ export type TurnEvent =
   | TurnNotification
   /** Entries appended to the model-visible history. */
   | { readonly type: "history"; readonly items: readonly ConversationItem[] }
+  /** The model-visible history was summarized: `items` replace all of it. */
+  | { readonly type: "compacted"; readonly items: readonly ConversationItem[] }
   /** One model response's token usage. */
   | { readonly type: "usage"; readonly usage: ModelUsage };
 

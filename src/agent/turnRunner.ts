@@ -4,7 +4,7 @@ import type { ThreadItem } from "../protocol/items.js";
 import type { AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import type { UserInput } from "../protocol/userInput.js";
 import { BASE_INSTRUCTIONS } from "./baseInstructions.js";
-import type { ConversationItem, ToolCall } from "./conversation.js";
+import { userText, type ConversationItem, type ToolCall } from "./conversation.js";
 import { environmentContext } from "./environmentContext.js";
 import { modelClientFor } from "./model/clientFor.js";
 import type { ModelClient, ModelEvent, ModelRequest, ModelUsage } from "./model/modelClient.js";
@@ -23,6 +23,8 @@ import type { ExecSessions } from "./exec/processSession.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
+import type { ReviewRequest } from "./review.js";
+import { compactHistory, compactionLimit, DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
 
 /** User input waiting to enter a turn: the initial input, or input steered in later. */
 export interface PendingInput {
@@ -53,6 +55,12 @@ export interface TurnInputQueue {
   takeOrClose(): PendingInput[];
 }
 
+/**
+ * What kind of turn: the agent loop, a compaction that only summarizes the history
+ * (`thread/compact/start`), or a review of code changes (`review/start`).
+ */
+export type TurnMode = { readonly kind: "regular" } | { readonly kind: "compact" } | { readonly kind: "review"; readonly review: ReviewRequest };
+
 /** One turn to run. */
 export interface TurnJob {
   readonly threadId: string;
@@ -71,6 +79,11 @@ export interface TurnJob {
   readonly dynamicTools: readonly DynamicToolSpec[];
   /** What the user accepted for the rest of the thread; shared by the thread's turns. */
   readonly sessionApprovals: ApprovalMemory;
+  readonly mode: TurnMode;
+  /** The size of the context at the thread's last model call (or after its last compaction), if known. */
+  readonly contextTokens: number | null;
+  /** A fresh item id (compaction items have no model-given id). */
+  readonly newItemId: () => string;
 }
 
 /** What the runner needs besides the job. */
@@ -99,10 +112,12 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   ]);
   const project = await loadProjectInstructions(job.settings.cwd);
   const context = contextMessages(job.settings, project.text);
-  const history = [...job.history];
+  // A review starts from the review request alone; only its outcome joins the thread's history.
+  const reviewing = job.mode.kind === "review";
+  const history = reviewing ? [] : [...job.history];
   const record = async (items: ConversationItem[]): Promise<void> => {
     history.push(...items);
-    await job.emit({ type: "history", items });
+    if (!reviewing) await job.emit({ type: "history", items });
   };
 
   // Command support (execa) loads with the first turn, not at start-up.
@@ -124,6 +139,22 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, warnOnce: deps.warnOnce },
   };
   try {
+    let contextTokens = job.contextTokens;
+    const limit = compactionLimit(deps.config.model_auto_compact_token_limit, deps.config.model_context_window ?? DEFAULT_CONTEXT_WINDOW);
+    const compact = async (): Promise<void> => {
+      const item: ThreadItem = { type: "contextCompaction", id: job.newItemId() };
+      await job.emit({ type: "itemStarted", item });
+      const base = { model: job.settings.model, instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS, promptCacheKey: job.threadId };
+      const { replacement, usage } = await compactHistory(client, provider, base, context, history, job.signal);
+      // The summary call counts towards the thread's total; the context is now the new history.
+      if (usage) await job.emit({ type: "usage", usage });
+      history.splice(0, history.length, ...replacement);
+      await job.emit({ type: "compacted", items: replacement });
+      contextTokens = estimateTokens(replacement);
+      await job.emit({ type: "itemCompleted", item });
+    };
+    if (job.mode.kind === "compact") return await compact();
+    if (job.mode.kind === "review") await startReview(job, job.mode.review, history);
     let inputs = job.input.take();
     for (;;) {
       // An empty input adds nothing (Codex sends no userMessage item for it) but still runs the model.
@@ -133,6 +164,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
         await job.emit({ type: "itemCompleted", item });
         await record([await toModelMessage(input.content, job.settings.cwd)]);
       }
+      if (contextTokens !== null && contextTokens >= limit) await compact();
       const request: ModelRequest = {
         model: job.settings.model,
         instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
@@ -153,10 +185,14 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
         await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
       }
       // Codex reports a response's usage once its tool calls are done.
-      if (usage) await job.emit({ type: "usage", usage });
+      if (usage) {
+        contextTokens = usage.totalTokens;
+        await job.emit({ type: "usage", usage });
+      }
       inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
-      if (calls.length === 0 && inputs.length === 0) return;
+      if (calls.length === 0 && inputs.length === 0) break;
     }
+    if (job.mode.kind === "review") await finishReview(job, job.mode.review, history);
   } finally {
     // Commands still running when the turn ends (sessions nobody polled) end with it.
     job.signal.removeEventListener("abort", killAll);
@@ -310,4 +346,39 @@ function contextMessages(settings: TurnSettings, projectInstructions: string | n
 /** Text inputs echo `text_elements` (empty when the client sent none), as Codex does. */
 function withTextElements(input: UserInput): UserInput {
   return input.type === "text" ? { ...input, text_elements: input.text_elements ?? [] } : input;
+}
+
+/** A review turn opens with the request as the user's message and an `enteredReviewMode` item. */
+async function startReview(job: TurnJob, review: ReviewRequest, history: ConversationItem[]): Promise<void> {
+  const message: ThreadItem = { type: "userMessage", id: job.turnId, clientId: null, content: [{ type: "text", text: review.label, text_elements: [] }] };
+  await job.emit({ type: "itemStarted", item: message });
+  await job.emit({ type: "itemCompleted", item: message });
+  const entered: ThreadItem = { type: "enteredReviewMode", id: job.newItemId(), review: review.label };
+  await job.emit({ type: "itemStarted", item: entered });
+  await job.emit({ type: "itemCompleted", item: entered });
+  history.push(userText(review.prompt));
+}
+
+/**
+ * A review ends with `exitedReviewMode` carrying the review and the review again as the final
+ * agent message, as in Codex; the thread's history keeps the request's label and the review.
+ */
+async function finishReview(job: TurnJob, review: ReviewRequest, history: readonly ConversationItem[]): Promise<void> {
+  const text = lastAssistantText(history) ?? "(the reviewer gave no findings)";
+  const exited: ThreadItem = { type: "exitedReviewMode", id: job.newItemId(), review: text };
+  await job.emit({ type: "itemStarted", item: exited });
+  await job.emit({ type: "itemCompleted", item: exited });
+  const message: ThreadItem = { type: "agentMessage", id: job.newItemId(), text, phase: null, memoryCitation: null, delivery: null, questions: null, moderation: null };
+  await job.emit({ type: "itemStarted", item: message });
+  await job.emit({ type: "itemCompleted", item: message });
+  await job.emit({
+    type: "history",
+    items: [userText(`Review ${review.label}.`), { type: "message", role: "assistant", content: [{ type: "output_text", text }] }],
+  });
+}
+
+function lastAssistantText(history: readonly ConversationItem[]): string | null {
+  const message = history.findLast((item) => item.type === "message" && item.role === "assistant");
+  if (!message || message.type !== "message") return null;
+  return message.content.map((part) => ("text" in part ? part.text : "")).join("");
 }

@@ -11,6 +11,7 @@ import {
   ToolRequestUserInputParams,
   ToolRequestUserInputResponse,
 } from "./clientTools.js";
+import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
   ConfigReadParams,
   ConfigReadResponse,
@@ -80,6 +81,7 @@ import {
   ThreadIdNotification,
   ThreadNameUpdatedNotification,
   ThreadReadStateChangedNotification,
+  ContextCompactedNotification,
   ThreadStartedNotification,
   ThreadStatusChangedNotification,
   ThreadTokenUsageUpdatedNotification,
@@ -125,6 +127,8 @@ export const clientRequests = {
   "thread/metadata/update": request("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
   "thread/loaded/list": request("ThreadLoadedList", ThreadLoadedListParams, ThreadLoadedListResponse),
   "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
+  "review/start": request("ReviewStart", ReviewStartParams, ReviewStartResponse),
+  "thread/compact/start": request("ThreadCompactStart", ThreadIdParams, EmptyResponse),
   "thread/readState/update": request("ThreadReadStateUpdate", ThreadReadStateUpdateParams, ThreadReadStateUpdateResponse),
   "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
   "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
@@ -165,6 +169,7 @@ export const serverNotifications = {
   "thread/unarchived": notification("ThreadUnarchivedNotification", ThreadIdNotification),
   "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
   "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
+  "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),
   "thread/readState/changed": notification("ThreadReadStateChangedNotification", ThreadReadStateChangedNotification),
   "thread/tokenUsage/updated": notification("ThreadTokenUsageUpdatedNotification", ThreadTokenUsageUpdatedNotification),
   "turn/started": notification("TurnStartedNotification", TurnNotification),

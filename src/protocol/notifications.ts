@@ -108,5 +108,8 @@ export type ConfigWarningNotification = z.infer<typeof ConfigWarningNotification
 /** `warning`: something the user should know that is not an error. */
 export const WarningNotification = z.object({ threadId: z.string().nullable().optional(), message: z.string() });
 
+/** `thread/compacted` (deprecated in Codex in favour of `contextCompaction` items, still sent). */
+export const ContextCompactedNotification = z.object({ threadId: z.string(), turnId: z.string() });
+
 /** `thread/readState/changed`: unread tracking moved (a turn ended, or the client marked the thread read). */
 export const ThreadReadStateChangedNotification = z.object({ threadId: z.string(), readState: ThreadReadState });

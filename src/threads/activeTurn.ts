@@ -125,6 +125,10 @@ export class ActiveTurn {
       case "history":
         await this.host.write({ type: "model", at: this.host.clock.nowMs(), turnId: this.id, items: [...event.items] }, false);
         return;
+      case "compacted":
+        await this.host.write({ type: "compacted", at: this.host.clock.nowMs(), turnId: this.id, items: [...event.items] }, true);
+        this.host.notify("thread/compacted", base);
+        return;
       case "usage": {
         const usage = { ...event.usage, cacheWriteInputTokens: 0 };
         await this.host.write({ type: "usage", at: this.host.clock.nowMs(), turnId: this.id, usage }, false);

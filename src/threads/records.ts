@@ -47,6 +47,8 @@ export const ThreadRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("item"), at: z.number(), turnId: z.string(), item: ThreadItem }),
   /** Entries appended to the model-visible history. */
   z.object({ type: z.literal("model"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
+  /** A compaction: `items` replace the whole model-visible history before them. */
+  z.object({ type: z.literal("compacted"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
   /** Token usage of one model response. */
   z.object({ type: z.literal("usage"), at: z.number(), turnId: z.string(), usage: TokenUsageBreakdown }),
   z.object({

@@ -2,6 +2,7 @@ import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import type { ConversationItem } from "../agent/conversation.js";
+import { estimateTokens } from "../agent/compaction.js";
 import type { ThreadIdentity, ThreadRecord, ThreadSettings } from "./records.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
@@ -26,6 +27,8 @@ export class ThreadHistory {
   readonly modelEntries: Array<{ readonly turnId: string; readonly items: readonly ConversationItem[] }> = [];
   /** Token usage: the last model response and the running total over the thread. */
   tokenUsage: { last: TokenUsage; total: TokenUsage; turnId: string } | null = null;
+  /** The size of the context at the last model call, or after the last compaction (what auto-compaction checks). */
+  contextTokens: number | null = null;
 
   constructor(
     readonly identity: ThreadIdentity,
@@ -77,9 +80,14 @@ export class ThreadHistory {
       case "model":
         this.modelEntries.push({ turnId: record.turnId, items: record.items });
         break;
+      case "compacted":
+        this.modelEntries.splice(0, this.modelEntries.length, { turnId: record.turnId, items: record.items });
+        this.contextTokens = estimateTokens(record.items);
+        break;
       case "usage": {
         const total = this.tokenUsage ? addUsage(this.tokenUsage.total, record.usage) : record.usage;
         this.tokenUsage = { last: record.usage, total, turnId: record.turnId };
+        this.contextTokens = record.usage.totalTokens;
         break;
       }
       case "turnCompleted": {

@@ -20,9 +20,13 @@ import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
 import { ApprovalMemory } from "../agent/approvalMemory.js";
 import { TurnCancelled } from "../agent/approvals.js";
-import { runTurn, type PendingInput, type TurnRunnerDeps } from "../agent/turnRunner.js";
+import { runTurn, type PendingInput, type TurnMode, type TurnRunnerDeps } from "../agent/turnRunner.js";
+import { reviewRequest, ReviewTargetError, type ReviewRequest } from "../agent/review.js";
+import type { ReviewStartParams } from "../protocol/reviewMethods.js";
+import type { ThreadItem } from "../protocol/items.js";
 import { checkTurnInput } from "../agent/userInputs.js";
 import { warmUpAgent } from "../agent/warmUp.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../agent/compaction.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
 import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
 import type { Clock } from "../runtime/clock.js";
@@ -97,8 +101,7 @@ interface LoadedThread<S> {
   ending: Promise<void>;
 }
 
-/** Codex's context window for models it has no metadata for; 95 % of it is usable. */
-const DEFAULT_CONTEXT_WINDOW = 272_000;
+/** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
 const USABLE_CONTEXT_PERCENT = 95;
 
 /** Thrown into a turn's model stream and tools when it is interrupted. */
@@ -246,28 +249,72 @@ export class ThreadManager<S extends object> {
     const running = thread.active;
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await thread.ending;
-    const { clock, ids, serverCwd } = this.options;
-    const settings = turnOverrides(thread.history.settings, params, serverCwd);
-    await this.applySettings(thread, settings);
-    const turnId = ids.uuid("turn");
-    const startedAtMs = clock.nowMs();
-    const turn = new ActiveTurn(turnId, params.threadId, startedAtMs, this.turnHost(thread));
+    await this.applySettings(thread, turnOverrides(thread.history.settings, params, this.options.serverCwd));
+    const turn = await this.beginTurn(thread);
     turn.enqueue(pending);
+    return { result: { turn: inProgressTurn(turn.id) }, after: () => this.announceAndRun(thread, turn, params.outputSchema, { kind: "regular" }) };
+  }
+
+  /**
+   * `thread/compact/start`: a turn that only summarizes the history (no input, not steerable), as
+   * Codex runs it; answered at once, after any running turn has ended.
+   */
+  async compact(threadId: string): Promise<Outcome<Record<string, never>>> {
+    checkThreadId(threadId);
+    const thread = this.loaded.get(threadId);
+    if (!thread) throw threadNotFound(threadId);
+    await thread.ending;
+    if (thread.active) throw invalidRequest(`thread ${threadId} is running a turn; compact it once the turn ends`);
+    const turn = await this.beginTurn(thread);
+    turn.closeInput();
+    return { result: {}, after: () => this.announceAndRun(thread, turn, null, { kind: "compact" }) };
+  }
+
+  /**
+   * `review/start`: a review turn on the thread itself (Codex's inline delivery) over the changes
+   * git shows for the target; the thread keeps the review, not the reviewer's steps.
+   */
+  async review(params: ReviewStartParams): Promise<Outcome<{ turn: Turn; reviewThreadId: string }>> {
+    checkThreadId(params.threadId);
+    const thread = this.loaded.get(params.threadId);
+    if (!thread) throw threadNotFound(params.threadId);
+    await thread.ending;
+    if (thread.active) throw invalidRequest(`thread ${params.threadId} is running a turn; start the review once it ends`);
+    let review: ReviewRequest;
+    try {
+      review = await reviewRequest(params.target, thread.history.settings.cwd);
+    } catch (error) {
+      if (error instanceof ReviewTargetError) throw invalidRequest(error.message);
+      throw error;
+    }
+    const turn = await this.beginTurn(thread);
+    turn.closeInput();
+    const message: ThreadItem = { type: "userMessage", id: turn.id, clientId: null, content: [{ type: "text", text: review.label, text_elements: [] }] };
+    return {
+      result: { turn: { ...inProgressTurn(turn.id), items: [message] }, reviewThreadId: params.threadId },
+      after: () => this.announceAndRun(thread, turn, null, { kind: "review", review }),
+    };
+  }
+
+  private async beginTurn(thread: LoadedThread<S>): Promise<ActiveTurn> {
+    const turnId = this.options.ids.uuid("turn");
+    const startedAtMs = this.options.clock.nowMs();
+    const turn = new ActiveTurn(turnId, thread.history.identity.id, startedAtMs, this.turnHost(thread));
     thread.active = turn;
     clearTimeout(thread.unloadTimer);
     await this.write(thread, { type: "turnStarted", at: startedAtMs, turnId }, true);
-    return {
-      result: { turn: inProgressTurn(turnId) },
-      after: () => {
-        thread.status = { type: "active", activeFlags: [] };
-        this.options.emit(thread.subscribers, "thread/status/changed", { threadId: params.threadId, status: thread.status });
-        this.options.emit(thread.subscribers, "turn/started", {
-          threadId: params.threadId,
-          turn: { ...inProgressTurn(turnId), startedAt: Math.floor(startedAtMs / 1000) },
-        });
-        void this.runActiveTurn(thread, turn, params.outputSchema);
-      },
-    };
+    return turn;
+  }
+
+  private announceAndRun(thread: LoadedThread<S>, turn: ActiveTurn, outputSchema: unknown, mode: TurnMode): void {
+    const threadId = turn.threadId;
+    thread.status = { type: "active", activeFlags: [] };
+    this.options.emit(thread.subscribers, "thread/status/changed", { threadId, status: thread.status });
+    this.options.emit(thread.subscribers, "turn/started", {
+      threadId,
+      turn: { ...inProgressTurn(turn.id), startedAt: Math.floor(turn.startedAtMs / 1000) },
+    });
+    void this.runActiveTurn(thread, turn, outputSchema, mode);
   }
 
   /** `turn/steer`: queues input for the running turn's next model call. */
@@ -311,7 +358,7 @@ export class ThreadManager<S extends object> {
   }
 
   /** Runs a turn to its end; whatever happens, it ends exactly once with one `turn/completed`. */
-  private async runActiveTurn(thread: LoadedThread<S>, turn: ActiveTurn, outputSchema: unknown): Promise<void> {
+  private async runActiveTurn(thread: LoadedThread<S>, turn: ActiveTurn, outputSchema: unknown, mode: TurnMode): Promise<void> {
     let status: "completed" | "failed" | "interrupted" = "completed";
     let error: TurnError | null = null;
     try {
@@ -329,6 +376,9 @@ export class ThreadManager<S extends object> {
           client: turn.client,
           dynamicTools: thread.history.identity.dynamicTools ?? [],
           sessionApprovals: thread.sessionApprovals,
+          mode,
+          contextTokens: thread.history.contextTokens,
+          newItemId: () => this.options.ids.uuid("item"),
         },
         { ...this.options.agent, config: this.options.config },
       );

@@ -32,6 +32,7 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     }),
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
+    "thread/compact/start": async (params, context) => respond(context, await threads.compact(params.threadId)),
     "thread/readState/update": (params) => threads.markRead(params.threadId, params.expectedRevision),
   };
 }

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { Turn } from "./turn.js";
+
+/** What a review looks at. */
+export const ReviewTarget = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("uncommittedChanges") }),
+  z.object({ type: z.literal("baseBranch"), branch: z.string().min(1) }),
+  z.object({ type: z.literal("commit"), sha: z.string().min(1), title: z.string().nullable().optional() }),
+  z.object({ type: z.literal("custom"), instructions: z.string().min(1) }),
+]);
+export type ReviewTarget = z.infer<typeof ReviewTarget>;
+
+/** Params of `review/start`. */
+export const ReviewStartParams = z.object({
+  threadId: z.string(),
+  target: ReviewTarget,
+  delivery: z.literal("inline").nullable().optional(),
+});
+export type ReviewStartParams = z.infer<typeof ReviewStartParams>;
+
+/** Result of `review/start`: the review turn, run inline on the thread itself. */
+export const ReviewStartResponse = z.object({ turn: Turn, reviewThreadId: z.string() });
