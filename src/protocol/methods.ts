@@ -6,6 +6,13 @@ import {
   FileChangeRequestApprovalResponse,
 } from "./approvals.js";
 import {
+  CommandExecOutputDeltaNotification,
+  CommandExecParams,
+  CommandExecResponse,
+  CommandExecTerminateParams,
+  CommandExecWriteParams,
+} from "./commandExecMethods.js";
+import {
   DynamicToolCallParams,
   DynamicToolCallResponse,
   ToolRequestUserInputParams,
@@ -133,6 +140,9 @@ export const clientRequests = {
   "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
   "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
   "turn/interrupt": request("TurnInterrupt", TurnInterruptParams, EmptyResponse),
+  "command/exec": request("CommandExec", CommandExecParams, CommandExecResponse),
+  "command/exec/write": request("CommandExecWrite", CommandExecWriteParams, EmptyResponse),
+  "command/exec/terminate": request("CommandExecTerminate", CommandExecTerminateParams, EmptyResponse),
   "account/read": request("GetAccount", GetAccountParams, GetAccountResponse),
   "account/bedrock/checkGovCloudRequirements": request(
     "CheckGovCloudRequirements",
@@ -190,6 +200,7 @@ export const serverNotifications = {
     ReasoningSummaryTextDeltaNotification,
   ),
   "item/reasoning/textDelta": notification("ReasoningTextDeltaNotification", ReasoningTextDeltaNotification),
+  "command/exec/outputDelta": notification("CommandExecOutputDeltaNotification", CommandExecOutputDeltaNotification),
   error: notification("ErrorNotification", ErrorNotification),
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),

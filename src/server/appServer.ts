@@ -8,6 +8,8 @@ import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { ClientConnection, validateAnswer, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
+import { CommandProcesses } from "./commandProcesses.js";
+import { commandExecHandlers } from "./handlers/commandExec.js";
 import { configHandlers } from "./handlers/config.js";
 import { initializeHandler } from "./handlers/initialize.js";
 import { sessionHandlers } from "./handlers/session.js";
@@ -64,6 +66,7 @@ export class AppServer implements ConnectionHost {
   readonly threads: ThreadManager<ClientConnection>;
   private readonly store: ThreadStore;
   private readonly connections = new Set<ClientConnection>();
+  private readonly commandProcesses = new CommandProcesses();
   private stopping: Promise<void> | undefined;
   private readonly warned = new Set<string>();
   readonly audit: SessionAudit | undefined;
@@ -141,6 +144,8 @@ export class AppServer implements ConnectionHost {
     this.stopping ??= (async () => {
       const connections = [...this.connections];
       for (const connection of connections) connection.stopReading();
+      // A running command/exec is a request still unanswered: kill it so it answers now.
+      this.commandProcesses.stop();
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
       await Promise.all(connections.map((connection) => connection.close()));
@@ -171,6 +176,14 @@ export class AppServer implements ConnectionHost {
       ...sessionHandlers(),
       ...fsHandlers(roots),
       ...fileSearchHandlers(roots),
+      ...commandExecHandlers({
+        config: this.options.config,
+        home: this.options.home,
+        serverCwd: this.options.cwd ?? process.cwd(),
+        env: this.options.env ?? process.env,
+        clock: this.clock,
+        processes: this.commandProcesses,
+      }),
       ...configHandlers({
         home: this.options.home,
         config: this.options.config,

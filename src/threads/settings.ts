@@ -11,6 +11,8 @@ import type { ThreadSettings } from "./records.js";
 export const DEFAULT_MODEL = "gpt-5.5";
 /** Provider used when neither the client nor the config names one. */
 export const DEFAULT_MODEL_PROVIDER = "openai";
+/** Sandbox used when neither the client nor the config names one. */
+export const DEFAULT_SANDBOX_MODE: SandboxMode = "read-only";
 
 /** Overrides a client may send with thread/start, thread/resume and thread/fork. */
 export type SettingsOverrides = Pick<
@@ -36,7 +38,7 @@ export function resolveSettings(config: Config, params: SettingsOverrides, serve
     cwd: path.resolve(serverCwd, params.cwd ?? "."),
     approvalPolicy: params.approvalPolicy ?? effective.approval_policy ?? "on-request",
     approvalsReviewer: params.approvalsReviewer ?? "user",
-    sandbox: sandboxPolicy(params.sandbox ?? effective.sandbox_mode ?? "read-only", effective),
+    sandbox: sandboxPolicy(params.sandbox ?? effective.sandbox_mode ?? DEFAULT_SANDBOX_MODE, effective),
     reasoningEffort: effective.model_reasoning_effort ?? null,
     reasoningSummary: effective.model_reasoning_summary ?? null,
     serviceTier: params.serviceTier ?? null,

@@ -1,20 +1,11 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MockResponseInput } from "../../src/testing/index.js";
+import { processesMatching } from "../support/processes.js";
+import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
-
-const bwrapAvailable = (() => {
-  try {
-    execFileSync("bwrap", ["--ro-bind", "/", "/", "--unshare-net", "--", "true"], { stdio: "ignore" });
-    return true;
-  } catch {
-    process.stderr.write("\n!!! bubblewrap (bwrap) is not usable here: sandbox tests are SKIPPED. !!!\n\n");
-    return false;
-  }
-})();
 
 /** A model response that runs `cmd` with exec_command, then one that answers `text`. */
 function execThen(cmd: string, extra: Record<string, unknown> = {}, text = "Done."): MockResponseInput[] {
@@ -427,11 +418,6 @@ describe("apply_patch", () => {
     expect(lastToolOutput(mock.requests[1]!.body)).toContain("outside the writable roots");
   });
 });
-
-function processesMatching(text: string): string[] {
-  const table = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
-  return table.split("\n").filter((line) => line.includes(text) && !line.includes("ps -eo"));
-}
 
 /** Polls an outside condition (the process table) until it holds, within a bound. */
 async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {

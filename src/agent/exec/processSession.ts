@@ -1,13 +1,6 @@
-import { execa, type ResultPromise } from "execa";
+import type { ResultPromise } from "execa";
 import { StringDecoder } from "node:string_decoder";
-
-/** How a command ended. */
-export interface ProcessExit {
-  /** Exit code; -1 when a signal ended it or it could not start. */
-  readonly exitCode: number;
-  /** Why it could not start, when it could not. */
-  readonly spawnError: string | null;
-}
+import { killProcessGroup, processExit, spawnProcessGroup, type ProcessExit } from "./processGroup.js";
 
 // What the item keeps of a command's output: the first and last halves of this many characters.
 const ITEM_OUTPUT_CAP = 1024 * 1024;
@@ -30,18 +23,7 @@ export class ProcessSession {
     argv: readonly string[],
     options: { cwd: string; env: Record<string, string>; onOutput: (delta: string) => void },
   ) {
-    this.child = execa(argv[0]!, argv.slice(1), {
-      cwd: options.cwd,
-      env: options.env,
-      extendEnv: false,
-      detached: true,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: false,
-      reject: false,
-      cleanup: false,
-    });
+    this.child = spawnProcessGroup(argv, { cwd: options.cwd, env: options.env, stdin: "pipe" });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       const decoder = new StringDecoder("utf8");
       stream?.on("data", (chunk: Buffer) => {
@@ -51,15 +33,7 @@ export class ProcessSession {
         options.onOutput(text);
       });
     }
-    this.child.stdin?.on("error", () => undefined);
-    this.exited = this.child.then(
-      (result) => {
-        const exitCode = typeof result.exitCode === "number" ? result.exitCode : -1;
-        const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.shortMessage ?? "could not start") : null;
-        return (this.exit = { exitCode, spawnError });
-      },
-      (error: unknown) => (this.exit = { exitCode: -1, spawnError: String(error) }),
-    );
+    this.exited = processExit(this.child).then((exit) => (this.exit = exit));
   }
 
   /** The OS process id, as a string for the item. */
@@ -109,12 +83,7 @@ export class ProcessSession {
 
   /** Kills the process and everything it started (its process group). */
   kill(): void {
-    if (this.exit || this.child.pid === undefined) return;
-    try {
-      process.kill(-this.child.pid, "SIGKILL");
-    } catch {
-      this.child.kill("SIGKILL");
-    }
+    if (!this.exit) killProcessGroup(this.child);
   }
 
   private append(text: string): void {

@@ -9,7 +9,7 @@ import { parseCommandActions } from "./commandActions.js";
 import { execOutputText, shellOutputText } from "./commandOutput.js";
 import { decideCommand } from "./commandPolicy.js";
 import { isKnownSafe } from "./safeCommands.js";
-import { bwrapArgv, networkAllowed, sandboxProblem, writableRoots } from "./sandbox.js";
+import { sandboxedArgv } from "./sandbox.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
 
@@ -88,15 +88,20 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
 
   let argv = request.argv;
   if (decision.sandboxed) {
-    const bwrap = context.environment.config.bwrap_path ?? "bwrap";
-    const problem = await sandboxProblem(bwrap);
-    if (problem) {
-      context.environment.warnOnce("The command sandbox is unavailable", problem);
-      await finish({ status: "failed", aggregatedOutput: problem, exitCode: -1 });
-      return `exec_command failed: ${problem}`;
+    const sandboxed = await sandboxedArgv(request.argv, {
+      policy: context.settings.sandbox,
+      workspace: request.workdir,
+      cwd: request.workdir,
+      home: context.environment.home,
+      env: context.environment.env,
+      bwrapPath: context.environment.config.bwrap_path,
+    });
+    if ("problem" in sandboxed) {
+      context.environment.warnOnce("The command sandbox is unavailable", sandboxed.problem);
+      await finish({ status: "failed", aggregatedOutput: sandboxed.problem, exitCode: -1 });
+      return `exec_command failed: ${sandboxed.problem}`;
     }
-    const roots = writableRoots(context.settings.sandbox, request.workdir, context.environment.home, context.environment.env)!;
-    argv = bwrapArgv(bwrap, roots, networkAllowed(context.settings.sandbox), request.workdir, request.argv);
+    argv = sandboxed.argv;
   }
 
   const started = context.environment.clock.nowMs();

@@ -50,6 +50,34 @@ export function networkAllowed(policy: SandboxPolicy): boolean {
   return policy.networkAccess ?? false;
 }
 
+/** Where a command runs and what its sandbox protects. */
+export interface SandboxTarget {
+  readonly policy: SandboxPolicy;
+  /** The directory the policy's writable roots start from (workspace-write makes it writable). */
+  readonly workspace: string;
+  /** The command's working directory inside the sandbox. */
+  readonly cwd: string;
+  /** The server's home, kept read-only inside writable roots. */
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** `bwrap_path` from the config (default: `bwrap` on the PATH). */
+  readonly bwrapPath: string | undefined;
+}
+
+/**
+ * The command line that runs `argv` under `target.policy`: wrapped in bubblewrap for read-only and
+ * workspace-write, unchanged for full access or an external sandbox; or, when bubblewrap cannot
+ * start here, the message saying how to fix that (the command must then not run at all).
+ */
+export async function sandboxedArgv(argv: readonly string[], target: SandboxTarget): Promise<{ argv: string[] } | { problem: string }> {
+  const roots = writableRoots(target.policy, target.workspace, target.home, target.env);
+  if (!roots) return { argv: [...argv] };
+  const bwrap = target.bwrapPath ?? "bwrap";
+  const problem = await sandboxProblem(bwrap);
+  if (problem) return { problem };
+  return { argv: bwrapArgv(bwrap, roots, networkAllowed(target.policy), target.cwd, argv) };
+}
+
 const probes = new Map<string, Promise<string | null>>();
 
 /**

@@ -1,0 +1,60 @@
+import { execa, type ResultPromise } from "execa";
+
+/** How a command ended. */
+export interface ProcessExit {
+  /** Exit code; -1 when a signal ended it or it could not start. */
+  readonly exitCode: number;
+  /** Why it could not start, when it could not. */
+  readonly spawnError: string | null;
+}
+
+/** How a command's stdin is wired: a pipe the server writes to, or nothing (immediate EOF). */
+export type StdinMode = "pipe" | "ignore";
+
+/**
+ * Starts `argv` as the leader of a new process group with exactly `env`, its output as raw byte
+ * streams, so that {@link killProcessGroup} can end it and everything it started.
+ */
+export function spawnProcessGroup(
+  argv: readonly string[],
+  options: { readonly cwd: string; readonly env: Record<string, string>; readonly stdin: StdinMode },
+): ResultPromise {
+  const child = execa(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    detached: true,
+    stdin: options.stdin,
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: false,
+    reject: false,
+    // The server kills its commands itself (turn end, connection close, shutdown).
+    cleanup: false,
+  });
+  // Writing to a command that has exited is not an error worth crashing over.
+  child.stdin?.on("error", () => undefined);
+  return child;
+}
+
+/** SIGKILLs the process group `child` leads (or the child alone, when the group is gone). */
+export function killProcessGroup(child: ResultPromise): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+}
+
+/** Resolves how `child` ended, once it exited and its output closed; never rejects. */
+export function processExit(child: ResultPromise): Promise<ProcessExit> {
+  return child.then(
+    (result) => {
+      const exitCode = typeof result.exitCode === "number" ? result.exitCode : -1;
+      const spawnError = result.failed && result.exitCode === undefined && !result.signal ? (result.shortMessage ?? "could not start") : null;
+      return { exitCode, spawnError };
+    },
+    (error: unknown) => ({ exitCode: -1, spawnError: String(error) }),
+  );
+}

@@ -1,0 +1,120 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { childEnvironment } from "../../agent/exec/childEnvironment.js";
+import type { OneOffCommand, OneOffOptions, OutputChunk } from "../../agent/exec/oneOffCommand.js";
+import { sandboxedArgv } from "../../agent/exec/sandbox.js";
+import type { Config } from "../../config/schema.js";
+import type { CommandExecParams } from "../../protocol/commandExecMethods.js";
+import { invalidRequest, rpcError } from "../../protocol/errors.js";
+import { ErrorCode } from "../../protocol/jsonrpc.js";
+import type { Clock } from "../../runtime/clock.js";
+import { DEFAULT_SANDBOX_MODE, sandboxPolicy } from "../../threads/settings.js";
+import type { CommandProcesses } from "../commandProcesses.js";
+import type { HandlerTable } from "../dispatcher.js";
+import { createNotification } from "../notifications.js";
+
+// Codex's defaults when the request sets neither a limit nor its `disable…` flag.
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
+
+/** What `command/exec` needs from the server. */
+export interface CommandExecDeps {
+  readonly config: Config;
+  /** The server's home, read-only inside the sandbox. */
+  readonly home: string;
+  /** The server's working directory: the default cwd, and the workspace a sandbox policy protects. */
+  readonly serverCwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly clock: Clock;
+  readonly processes: CommandProcesses;
+}
+
+type CommandExecHandlers = Pick<HandlerTable, "command/exec" | "command/exec/write" | "command/exec/terminate">;
+
+/**
+ * `command/exec` and its follow-ups: a command outside any turn, sandboxed like a turn's commands
+ * (bubblewrap for read-only and workspace-write, never unsandboxed when bubblewrap cannot start),
+ * answered when it exits; output buffered or streamed to the requesting connection only.
+ */
+export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers {
+  return {
+    "command/exec": async (params, { connection }) => {
+      if (params.command.length === 0) throw invalidRequest("command must not be empty");
+      if (params.tty) {
+        throw invalidRequest("command/exec tty (PTY mode) is not supported by agent-app-server; use streamStdin and streamStdoutStderr (pipes) instead");
+      }
+      const processId = params.processId ?? null;
+      const streamOutput = params.streamStdoutStderr ?? false;
+      if (processId === null && (streamOutput || params.streamStdin)) {
+        throw invalidRequest("command/exec tty or streaming requires a client-supplied processId");
+      }
+      const onOutput = streamOutput
+        ? (chunk: OutputChunk) =>
+            connection.notify(
+              createNotification(deps.clock, "command/exec/outputDelta", {
+                processId: processId!,
+                stream: chunk.stream,
+                deltaBase64: chunk.bytes.toString("base64"),
+                capReached: chunk.capReached,
+              }),
+            )
+        : null;
+      const command = await deps.processes.start(connection, processId, () => launch(deps, params, onOutput));
+      const result = await command.finished;
+      if (result.spawnError) throw rpcError(ErrorCode.InternalError, `failed to spawn command: ${result.spawnError}`);
+      return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+    },
+    "command/exec/write": async (params, { connection }) => {
+      const command = await deps.processes.get(connection, params.processId);
+      if (!command.acceptsStdin) throw invalidRequest("stdin streaming is not enabled for this command/exec (start it with streamStdin: true)");
+      const bytes = Buffer.from(params.deltaBase64 ?? "", "base64");
+      if (bytes.length > 0 && command.stdinClosed) throw invalidRequest("stdin is already closed");
+      command.write(bytes);
+      if (params.closeStdin) command.closeStdin();
+      return {};
+    },
+    "command/exec/terminate": async (params, { connection }) => {
+      (await deps.processes.get(connection, params.processId)).terminate();
+      return {};
+    },
+  };
+}
+
+/**
+ * Starts the command: in its cwd (relative to the server's), wrapped for its sandbox policy (the
+ * request's, else the configured one), with the configured environment plus the request's overrides.
+ */
+async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<OneOffCommand> {
+  const cwd = path.resolve(deps.serverCwd, params.cwd ?? ".");
+  if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
+  const sandboxed = await sandboxedArgv(params.command, {
+    policy: params.sandboxPolicy ?? sandboxPolicy(deps.config.sandbox_mode ?? DEFAULT_SANDBOX_MODE, deps.config),
+    // As in Codex, the policy's workspace is the server's cwd, not the command's.
+    workspace: deps.serverCwd,
+    cwd,
+    home: deps.home,
+    env: deps.env,
+    bwrapPath: deps.config.bwrap_path,
+  });
+  if ("problem" in sandboxed) throw rpcError(ErrorCode.InternalError, sandboxed.problem);
+  // Command support (execa) loads with the first command, not at start-up.
+  const { OneOffCommand } = await import("../../agent/exec/oneOffCommand.js");
+  return new OneOffCommand(sandboxed.argv, {
+    cwd,
+    env: withOverrides(childEnvironment(deps.config.shell_environment_policy, deps.env), params.env),
+    pipeStdin: params.streamStdin ?? false,
+    outputBytesCap: params.disableOutputCap ? null : (params.outputBytesCap ?? DEFAULT_OUTPUT_BYTES_CAP),
+    timeoutMs: params.disableTimeout ? null : (params.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    onOutput,
+  });
+}
+
+/** The environment with the request's overrides applied: a value sets a variable, null unsets it. */
+function withOverrides(base: Record<string, string>, overrides: Record<string, string | null> | null | undefined): Record<string, string> {
+  const env = { ...base };
+  for (const [name, value] of Object.entries(overrides ?? {})) {
+    if (value === null) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
