@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { ensureHome, resolveHome } from "../config/home.js";
+import { ConfigStore } from "../config/configStore.js";
 import { loadConfig } from "../config/load.js";
 import type { ConfigOverride } from "../config/overrides.js";
 import { systemClock } from "../runtime/clock.js";
@@ -67,9 +68,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   const server = new AppServer({
     home,
     config,
+    configStore: new ConfigStore({ config, layers: loaded.layers }, loaded.file, options.overrides, scripted?.withProvider),
     clock,
     ids: deterministic?.ids ?? uuidV7Source(clock),
-    configLayers: loaded.layers,
     configWarnings: loaded.warnings,
     logger: options.logger,
     maxLineBytes: options.maxLineBytes,

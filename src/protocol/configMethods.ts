@@ -66,3 +66,34 @@ export const ConfigRequirementsReadResponse = z.object({
   requirements: z.null(),
   supportsIndependentSpeedModes: z.boolean().nullable().optional(),
 });
+
+/** How a written value combines with what is there: `upsert` merges tables. */
+export const MergeStrategy = z.enum(["replace", "upsert"]);
+
+/** One edit of `config.toml`: a dotted key path (quote segments with dots, e.g. `projects."/x".trust_level`). */
+export const ConfigEdit = z.object({ keyPath: z.string().min(1), value: z.unknown(), mergeStrategy: MergeStrategy });
+
+/** Params of `config/value/write`. */
+export const ConfigValueWriteParams = ConfigEdit.extend({
+  filePath: z.string().nullable().optional(),
+  expectedVersion: z.string().nullable().optional(),
+});
+
+/** Params of `config/batchWrite`: every edit applies, or none. */
+export const ConfigBatchWriteParams = z.object({
+  edits: z.array(ConfigEdit),
+  filePath: z.string().nullable().optional(),
+  expectedVersion: z.string().nullable().optional(),
+  reloadUserConfig: z.boolean().optional(),
+});
+
+/** Result of a config write: the file's new version. */
+export const ConfigWriteResponse = z.object({
+  status: z.enum(["ok", "okOverridden"]),
+  version: z.string(),
+  filePath: z.string(),
+  overriddenMetadata: z
+    .object({ message: z.string(), overridingLayer: ConfigLayerMetadata, effectiveValue: z.unknown() })
+    .nullable()
+    .optional(),
+});

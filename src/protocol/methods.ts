@@ -20,6 +20,9 @@ import {
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
+  ConfigBatchWriteParams,
+  ConfigValueWriteParams,
+  ConfigWriteResponse,
   ConfigReadParams,
   ConfigReadResponse,
   ConfigRequirementsReadResponse,
@@ -151,6 +154,8 @@ export const clientRequests = {
   ),
   "model/list": request("ModelList", ModelListParams, ModelListResponse),
   "config/read": request("ConfigRead", ConfigReadParams, ConfigReadResponse),
+  "config/value/write": request("ConfigValueWrite", ConfigValueWriteParams, ConfigWriteResponse),
+  "config/batchWrite": request("ConfigBatchWrite", ConfigBatchWriteParams, ConfigWriteResponse),
   "configRequirements/read": request("ConfigRequirementsRead", z.object({}), ConfigRequirementsReadResponse),
   "hooks/list": request("HooksList", HooksListParams, HooksListResponse),
   "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),

@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import type { ConfigLayerValues } from "../config/layers.js";
+import { ConfigStore } from "../config/configStore.js";
 import type { Config } from "../config/schema.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
@@ -34,8 +35,8 @@ export interface AppServerOptions {
   /** The home directory (config, sessions); must exist. */
   readonly home: string;
   readonly config: Config;
-  /** The layers merged into `config`, highest precedence first, for `config/read` (default: one user layer). */
-  readonly configLayers?: readonly ConfigLayerValues[];
+  /** The config as it changes with `config/*` writes (default: `config` over `<home>/config.toml`, which writes edit). */
+  readonly configStore?: ConfigStore;
   /** Problems in the config that did not stop the server; each client is told after `initialize`. */
   readonly configWarnings?: readonly ConfigWarningNotification[];
   readonly logger: Logger;
@@ -72,7 +73,18 @@ export class AppServer implements ConnectionHost {
   readonly audit: SessionAudit | undefined;
   readonly secretValues: readonly string[];
 
+  /** The configuration, as `config/*` writes change it. */
+  readonly configStore: ConfigStore;
+
   constructor(private readonly options: AppServerOptions) {
+    // An embedder's config object acts like `-c` flags: it stays on top of whatever is written to config.toml.
+    this.configStore =
+      options.configStore ??
+      new ConfigStore(
+        { config: options.config, layers: [{ source: { type: "sessionFlags" }, values: options.config }] },
+        path.join(options.home, "config.toml"),
+        Object.entries(options.config).map(([key, value]) => ({ path: [key], value, source: key })),
+      );
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.store = new ThreadStore(options.home, this.logger);
@@ -80,7 +92,7 @@ export class AppServer implements ConnectionHost {
     this.audit = options.sessionLogDir ? new SessionAudit(options.sessionLogDir, this.clock, this.secretValues) : undefined;
     this.threads = new ThreadManager<ClientConnection>({
       store: this.store,
-      config: options.config,
+      config: this.configStore,
       clock: this.clock,
       ids: options.ids ?? uuidV7Source(this.clock),
       logger: this.logger,
@@ -185,9 +197,7 @@ export class AppServer implements ConnectionHost {
         processes: this.commandProcesses,
       }),
       ...configHandlers({
-        home: this.options.home,
-        config: this.options.config,
-        layers: this.options.configLayers,
+        store: this.configStore,
         env: this.options.env ?? process.env,
       }),
     };

@@ -11,6 +11,8 @@ export const SCRIPTED_PROVIDER = "scripted";
 /** A config whose `scripted` provider points at a running mock, and how to stop it. */
 export interface ScriptedProvider {
   readonly config: Config;
+  /** Points any config (one reloaded after a config write, say) at the running mock. */
+  readonly withProvider: (config: Config) => Config;
   readonly mock: MockModel;
 }
 
@@ -47,16 +49,13 @@ export async function startScriptedProvider(
       if (progress) writeFileSync(progress, String(served + count));
     },
   });
-  const table = config.model_providers?.[SCRIPTED_PROVIDER] ?? {};
-  return {
-    mock,
-    config: {
-      ...config,
-      model_provider: config.model_provider ?? SCRIPTED_PROVIDER,
-      model_providers: {
-        ...config.model_providers,
-        [SCRIPTED_PROVIDER]: { name: "scripted", wire_api: "responses", ...table, base_url: mock.url },
-      },
+  const withProvider = (base: Config): Config => ({
+    ...base,
+    model_provider: base.model_provider ?? SCRIPTED_PROVIDER,
+    model_providers: {
+      ...base.model_providers,
+      [SCRIPTED_PROVIDER]: { name: "scripted", wire_api: "responses", ...base.model_providers?.[SCRIPTED_PROVIDER], base_url: mock.url },
     },
-  };
+  });
+  return { mock, config: withProvider(config), withProvider };
 }

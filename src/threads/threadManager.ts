@@ -67,7 +67,8 @@ export interface Outcome<R> {
 /** What the ThreadManager needs. */
 export interface ThreadManagerOptions<S> {
   readonly store: ThreadStore;
-  readonly config: Config;
+  /** The server's configuration; `current` changes when a client writes the config. */
+  readonly config: { readonly current: Config };
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly logger: Logger;
@@ -123,8 +124,8 @@ export class ThreadManager<S extends object> {
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */
   async start(params: ThreadStartParams, subscriber: S, originator: string | null = null): Promise<Outcome<ThreadSessionResponse>> {
-    const { clock, ids, config, serverCwd } = this.options;
-    const settings = resolveSettings(config, params, serverCwd);
+    const { clock, ids, serverCwd } = this.options;
+    const settings = resolveSettings(this.options.config.current, params, serverCwd);
     const id = ids.uuid("thread");
     const at = clock.nowMs();
     const record: Extract<ThreadRecord, { type: "thread" }> = {
@@ -200,8 +201,8 @@ export class ThreadManager<S extends object> {
   async fork(params: ThreadForkParams, subscriber: S): Promise<Outcome<ThreadSessionResponse>> {
     checkThreadId(params.threadId);
     const source = await this.history(params.threadId, noRolloutFound);
-    const { clock, ids, config, serverCwd } = this.options;
-    const settings = overrideSettings(source.settings, config, params, serverCwd);
+    const { clock, ids, serverCwd } = this.options;
+    const settings = overrideSettings(source.settings, this.options.config.current, params, serverCwd);
     const id = ids.uuid("thread");
     const at = clock.nowMs();
     const record: Extract<ThreadRecord, { type: "thread" }> = {
@@ -380,7 +381,7 @@ export class ThreadManager<S extends object> {
           contextTokens: thread.history.contextTokens,
           newItemId: () => this.options.ids.uuid("item"),
         },
-        { ...this.options.agent, config: this.options.config },
+        { ...this.options.agent, config: this.options.config.current },
       );
     } catch (failure) {
       if (turn.controller.signal.aborted || failure instanceof TurnCancelled) {
@@ -462,7 +463,7 @@ export class ThreadManager<S extends object> {
   private replayTokenUsage(thread: LoadedThread<S>, recipients: Iterable<S>): void {
     const usage = thread.history.tokenUsage;
     if (!usage) return;
-    const window = this.options.config.model_context_window ?? DEFAULT_CONTEXT_WINDOW;
+    const window = this.options.config.current.model_context_window ?? DEFAULT_CONTEXT_WINDOW;
     this.options.emit(recipients, "thread/tokenUsage/updated", {
       threadId: thread.history.identity.id,
       turnId: usage.turnId,
@@ -635,8 +636,7 @@ export class ThreadManager<S extends object> {
   }
 
   private async applyOverrides(thread: LoadedThread<S>, params: ThreadResumeParams): Promise<void> {
-    const { config, serverCwd } = this.options;
-    await this.applySettings(thread, overrideSettings(thread.history.settings, config, params, serverCwd));
+    await this.applySettings(thread, overrideSettings(thread.history.settings, this.options.config.current, params, this.options.serverCwd));
   }
 
   /** Stores the settings that differ from the thread's current ones, if any. */

@@ -203,6 +203,7 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   ],
   "command/exec/write": [{ processId: "p1", deltaBase64: "aGk=" }, { processId: "p1", closeStdin: true }, { processId: "p1", deltaBase64: "", closeStdin: true }],
   "command/exec/terminate": [{ processId: "p1" }],
+  "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
   "thread/compact/start": [{ threadId: "t" }],
   "review/start": [
     { threadId: "t", target: { type: "uncommittedChanges" } },
@@ -215,6 +216,14 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "model/list": [{}, { modelProvider: null, cursor: null, limit: null, includeHidden: true }],
   "config/read": [{}, { includeLayers: true, cwd: "." }],
   "configRequirements/read": [{}],
+  "config/value/write": [
+    { keyPath: "model", value: "gpt-5.5", mergeStrategy: "replace" },
+    { keyPath: 'projects."/tmp/w".trust_level', value: "trusted", mergeStrategy: "upsert", filePath: null, expectedVersion: "sha256:1" },
+  ],
+  "config/batchWrite": [
+    { edits: [] },
+    { edits: [{ keyPath: "model", value: "m", mergeStrategy: "replace" }], filePath: null, expectedVersion: null, reloadUserConfig: true },
+  ],
   "hooks/list": [{ cwds: ["/tmp"], threadId: null }],
   "skills/list": [{ cwds: ["/tmp"], forceReload: true }],
   "plugin/installed": [{ cwds: ["/tmp"], installSuggestionPluginNames: null }],

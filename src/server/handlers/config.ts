@@ -1,26 +1,46 @@
-import path from "node:path";
 import { listModels } from "../../agent/model/modelCatalog.js";
-import { configOrigins, layerIdentity, type ConfigLayerValues } from "../../config/layers.js";
-import type { Config } from "../../config/schema.js";
+import { ConfigWriteError, type ConfigEdit, type ConfigStore } from "../../config/configStore.js";
+import { configOrigins, layerIdentity } from "../../config/layers.js";
+import { invalidRequest, rpcError, type RpcError } from "../../protocol/errors.js";
+import { ErrorCode } from "../../protocol/jsonrpc.js";
 import { DEFAULT_MODEL, DEFAULT_MODEL_PROVIDER } from "../../threads/settings.js";
 import type { HandlerTable } from "../dispatcher.js";
 
-/** What the configuration methods read. */
+/** What the configuration methods read and write. */
 export interface ConfigDeps {
-  readonly home: string;
-  readonly config: Config;
-  /** The layers merged into `config`, highest precedence first. */
-  readonly layers: readonly ConfigLayerValues[] | undefined;
+  readonly store: ConfigStore;
   readonly env: NodeJS.ProcessEnv;
 }
 
-type ConfigHandlers = Pick<HandlerTable, "model/list" | "config/read" | "configRequirements/read">;
+type ConfigHandlers = Pick<
+  HandlerTable,
+  "model/list" | "config/read" | "configRequirements/read" | "config/value/write" | "config/batchWrite"
+>;
 
-/** `model/list`, `config/read` and `configRequirements/read`: what a client needs to show settings. */
-export function configHandlers({ home, config, layers, env }: ConfigDeps): ConfigHandlers {
-  const configLayers = layers ?? [{ source: { type: "user", file: path.join(home, "config.toml") }, values: config }];
+/** `model/list`, `config/read`, `configRequirements/read` and the config writes. */
+export function configHandlers({ store, env }: ConfigDeps): ConfigHandlers {
+  const write = async (edits: readonly ConfigEdit[], filePath: string | null | undefined, expectedVersion: string | null | undefined) => {
+    if (filePath && filePath !== store.file) throw invalidRequest(`only the user config ${store.file} can be written, not ${filePath}`);
+    try {
+      const { version, overridden } = await store.write(edits, expectedVersion);
+      if (!overridden) return { status: "ok" as const, version, filePath: store.file, overriddenMetadata: null };
+      return {
+        status: "okOverridden" as const,
+        version,
+        filePath: store.file,
+        overriddenMetadata: {
+          message: `written to ${store.file}, but \`${overridden.keyPath}\` is set by a -c flag of this server, which stays in effect`,
+          overridingLayer: overridden.by,
+          effectiveValue: overridden.effectiveValue,
+        },
+      };
+    } catch (error) {
+      throw error instanceof ConfigWriteError ? writeError(error) : error;
+    }
+  };
   return {
     "model/list": async (params) => {
+      const config = store.current;
       const provider = params.modelProvider ?? config.model_provider ?? DEFAULT_MODEL_PROVIDER;
       const models = await listModels(config, provider, config.model ?? DEFAULT_MODEL, env);
       const start = params.cursor ? Number.parseInt(params.cursor, 10) || 0 : 0;
@@ -28,12 +48,19 @@ export function configHandlers({ home, config, layers, env }: ConfigDeps): Confi
       return { data: models.slice(start, end), nextCursor: end < models.length ? String(end) : null };
     },
     "config/read": (params) => ({
-      config,
-      origins: configOrigins(configLayers),
+      config: store.current,
+      origins: configOrigins(store.layers),
       layers: params.includeLayers
-        ? configLayers.map((layer) => ({ ...layerIdentity(layer), config: layer.values, disabledReason: null }))
+        ? store.layers.map((layer) => ({ ...layerIdentity(layer), config: layer.values, disabledReason: null }))
         : null,
     }),
     "configRequirements/read": () => ({ requirements: null }),
+    "config/value/write": (params) => write([params], params.filePath, params.expectedVersion),
+    "config/batchWrite": (params) => write(params.edits, params.filePath, params.expectedVersion),
   };
+}
+
+/** A bad value or key path is the request's fault (-32602); a version conflict is the state's (-32600). */
+function writeError(error: ConfigWriteError): RpcError {
+  return error.kind === "versionConflict" ? invalidRequest(error.message) : rpcError(ErrorCode.InvalidParams, error.message);
 }

@@ -1,0 +1,191 @@
+import { randomUUID } from "node:crypto";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parse, stringify } from "smol-toml";
+import { layerIdentity, type ConfigLayerIdentity, type ConfigLayerValues } from "./layers.js";
+import { applyOverride, type ConfigOverride } from "./overrides.js";
+import { Config } from "./schema.js";
+
+/** One change to `config.toml`: a dotted key path (segments may be quoted), a value, and how to merge it. */
+export interface ConfigEdit {
+  readonly keyPath: string;
+  readonly value: unknown;
+  /** `replace` sets the value; `upsert` merges a table into the table already there. */
+  readonly mergeStrategy: "replace" | "upsert";
+}
+
+/** What a write did: the file's new version, and the first edited key a higher layer still overrides. */
+export interface ConfigWriteResult {
+  readonly version: string;
+  readonly overridden: { readonly keyPath: string; readonly effectiveValue: unknown; readonly by: ConfigLayerIdentity } | null;
+}
+
+/** A config write that cannot be made; `kind` says whether the request or the file state is at fault. */
+export class ConfigWriteError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "invalidValue" | "versionConflict" | "badKeyPath",
+  ) {
+    super(message);
+    this.name = "ConfigWriteError";
+  }
+}
+
+/**
+ * The configuration as it changes while the server runs: `config/value/write` and
+ * `config/batchWrite` edit the user's `config.toml`, and the effective config (the file under the
+ * `-c` flags) is rebuilt. Writes run one at a time and each re-reads the file, so concurrent
+ * writers never lose each other's edits.
+ */
+export class ConfigStore {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private state: { readonly config: Config; readonly layers: readonly ConfigLayerValues[] },
+    readonly file: string,
+    private readonly overrides: readonly ConfigOverride[] = [],
+    /** Applied to every rebuilt config (the scripted model adds its provider this way). */
+    private readonly finish: (config: Config) => Config = (config) => config,
+  ) {}
+
+  /** The effective config now. */
+  get current(): Config {
+    return this.state.config;
+  }
+
+  /** The layers merged into it, highest precedence first. */
+  get layers(): readonly ConfigLayerValues[] {
+    return this.state.layers;
+  }
+
+  /** The user layer's version, as `config/read` reports it. */
+  get userVersion(): string {
+    const user = this.state.layers.find((layer) => layer.source.type === "user");
+    return layerIdentity(user ?? { source: { type: "user", file: this.file }, values: {} }).version;
+  }
+
+  /**
+   * Applies `edits` to `config.toml` atomically: all of them or none. Fails when `expectedVersion`
+   * is not the file's version, a key path is malformed, or the result is not a valid config (the
+   * message names the key path).
+   */
+  write(edits: readonly ConfigEdit[], expectedVersion: string | null | undefined): Promise<ConfigWriteResult> {
+    const run = this.queue.then(() => this.writeNow(edits, expectedVersion));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeNow(edits: readonly ConfigEdit[], expectedVersion: string | null | undefined): Promise<ConfigWriteResult> {
+    const user = await readTable(this.file);
+    const before = layerIdentity({ source: { type: "user", file: this.file }, values: user }).version;
+    if (expectedVersion && expectedVersion !== before) {
+      throw new ConfigWriteError(`config.toml changed: expected version ${expectedVersion}, found ${before}; read the config again and retry`, "versionConflict");
+    }
+    for (const edit of edits) applyEdit(user, edit);
+    const merged = structuredClone(user);
+    const flags: Record<string, unknown> = {};
+    for (const override of this.overrides) {
+      applyOverride(merged, override);
+      applyOverride(flags, override);
+    }
+    // The file must be valid on its own (a flag may hide a bad value today, not tomorrow), and under the flags.
+    const problem = Config.safeParse(user).error ?? Config.safeParse(merged).error;
+    if (problem) {
+      const issue = problem.issues[0]!;
+      throw new ConfigWriteError(`invalid value at \`${issue.path.map(String).join(".")}\`: ${issue.message}`, "invalidValue");
+    }
+    const result = Config.parse(merged);
+    const temp = path.join(path.dirname(this.file), `.config.toml.${randomUUID()}.tmp`);
+    await writeFile(temp, stringify(user), "utf8");
+    await rename(temp, this.file);
+    const layers: ConfigLayerValues[] = [
+      { source: { type: "sessionFlags" }, values: flags },
+      { source: { type: "user", file: this.file }, values: user },
+    ];
+    this.state = { config: this.finish(result), layers };
+    // A `-c` flag on the same key still wins: say so, with the value in effect.
+    const overridden = edits
+      .map((edit) => ({ keyPath: edit.keyPath, effective: valueAt(flags, parseKeyPath(edit.keyPath)) }))
+      .find((entry) => entry.effective !== undefined);
+    return {
+      version: layerIdentity(layers[1]!).version,
+      overridden: overridden ? { keyPath: overridden.keyPath, effectiveValue: overridden.effective, by: layerIdentity(layers[0]!) } : null,
+    };
+  }
+}
+
+async function readTable(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw error;
+  }
+  return parse(text) as Record<string, unknown>;
+}
+
+/** Splits `projects."/tmp/x".trust_level` into its segments. */
+export function parseKeyPath(keyPath: string): string[] {
+  const segments: string[] = [];
+  let rest = keyPath.trim();
+  while (rest.length > 0) {
+    let segment: string;
+    if (rest.startsWith('"')) {
+      const end = rest.indexOf('"', 1);
+      if (end === -1) throw new ConfigWriteError(`invalid key path \`${keyPath}\`: unterminated quote`, "badKeyPath");
+      segment = rest.slice(1, end);
+      rest = rest.slice(end + 1);
+    } else {
+      const dot = rest.indexOf(".");
+      segment = (dot === -1 ? rest : rest.slice(0, dot)).trim();
+      rest = dot === -1 ? "" : rest.slice(dot);
+      if (!/^[A-Za-z0-9_-]+$/.test(segment)) throw new ConfigWriteError(`invalid key path \`${keyPath}\`: bad segment \`${segment}\``, "badKeyPath");
+    }
+    segments.push(segment);
+    if (rest.startsWith(".")) {
+      rest = rest.slice(1);
+      if (rest.length === 0) throw new ConfigWriteError(`invalid key path \`${keyPath}\`: ends with a dot`, "badKeyPath");
+    } else if (rest.length > 0) {
+      throw new ConfigWriteError(`invalid key path \`${keyPath}\`: expected a dot after \`${segment}\``, "badKeyPath");
+    }
+  }
+  if (segments.length === 0) throw new ConfigWriteError("invalid key path: empty", "badKeyPath");
+  return segments;
+}
+
+function applyEdit(table: Record<string, unknown>, edit: ConfigEdit): void {
+  const segments = parseKeyPath(edit.keyPath);
+  const last = segments.pop()!;
+  let parent = table;
+  for (const segment of segments) {
+    const next = parent[segment];
+    if (!isTable(next)) {
+      if (edit.value === null) return;
+      parent[segment] = {};
+    }
+    parent = parent[segment] as Record<string, unknown>;
+  }
+  if (edit.value === null) delete parent[last];
+  else if (edit.mergeStrategy === "upsert" && isTable(parent[last]) && isTable(edit.value)) parent[last] = deepMerge(parent[last], edit.value);
+  else parent[last] = edit.value;
+}
+
+function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(patch)) merged[key] = isTable(merged[key]) && isTable(value) ? deepMerge(merged[key], value) : value;
+  return merged;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function valueAt(table: Record<string, unknown>, segments: readonly string[]): unknown {
+  let value: unknown = table;
+  for (const segment of segments) {
+    if (!isTable(value)) return undefined;
+    value = value[segment];
+  }
+  return value;
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse } from "smol-toml";
+import { describe, expect, it } from "vitest";
+import { launch } from "../support/turnHarness.js";
+
+function configFile(home: string): Record<string, any> {
+  return parse(readFileSync(path.join(home, "config.toml"), "utf8")) as Record<string, any>;
+}
+
+describe("config writes", () => {
+  it("writes config.toml, is read back by config/read and used by new threads", async () => {
+    const { server } = await launch([]);
+    const written = await server.request("config/value/write", { keyPath: "model_reasoning_effort", value: "high", mergeStrategy: "replace" });
+    expect(written.result).toMatchObject({ status: "ok", filePath: path.join(server.home, "config.toml") });
+    expect(written.result.version).toMatch(/^sha256:/);
+    expect(configFile(server.home).model_reasoning_effort).toBe("high");
+    const read = await server.request("config/read", { includeLayers: true });
+    expect(read.result.config.model_reasoning_effort).toBe("high");
+    expect(read.result.origins.model_reasoning_effort.name.type).toBe("user");
+    expect(read.result.layers.find((layer: any) => layer.name.type === "user").version).toBe(written.result.version);
+    const thread = await server.request("thread/start", {});
+    expect(thread.result.reasoningEffort).toBe("high");
+
+    // The key the TUI writes when the user trusts a folder: quoted segments, upsert into a table.
+    const trust = await server.request("config/batchWrite", {
+      edits: [
+        { keyPath: 'projects."/work/a.b".trust_level', value: "trusted", mergeStrategy: "replace" },
+        { keyPath: "sandbox_workspace_write", value: { network_access: true }, mergeStrategy: "upsert" },
+      ],
+      filePath: null,
+      expectedVersion: written.result.version,
+      reloadUserConfig: true,
+    });
+    expect(trust.result.status).toBe("ok");
+    expect(configFile(server.home).projects["/work/a.b"].trust_level).toBe("trusted");
+  });
+
+  it("refuses invalid values naming the key path, applies a batch all or nothing, and checks the version", async () => {
+    const { server } = await launch([]);
+    const bad = await server.request("config/value/write", { keyPath: "approval_policy", value: "sometimes", mergeStrategy: "replace" });
+    expect(bad.error.code).toBe(-32602);
+    expect(bad.error.message).toMatch(/`approval_policy`/);
+    const batch = await server.request("config/batchWrite", {
+      edits: [
+        { keyPath: "model_reasoning_effort", value: "low", mergeStrategy: "replace" },
+        { keyPath: "sandbox_mode", value: "everything", mergeStrategy: "replace" },
+      ],
+    });
+    expect(batch.error.message).toMatch(/`sandbox_mode`/);
+    const badPath = await server.request("config/value/write", { keyPath: "a..b", value: 1, mergeStrategy: "replace" });
+    expect(badPath.error.code).toBe(-32602);
+    const first = await server.request("config/value/write", { keyPath: "instructions", value: "Be brief.", mergeStrategy: "replace" });
+    expect(configFile(server.home)).toEqual({ instructions: "Be brief." });
+    const stale = await server.request("config/value/write", { keyPath: "instructions", value: "x", mergeStrategy: "replace", expectedVersion: "sha256:0000" });
+    expect(stale.error.code).toBe(-32600);
+    const fresh = await server.request("config/value/write", { keyPath: "instructions", value: "Be kind.", mergeStrategy: "replace", expectedVersion: first.result.version });
+    expect(fresh.result.status).toBe("ok");
+    const elsewhere = await server.request("config/value/write", { keyPath: "model", value: "m", mergeStrategy: "replace", filePath: "/etc/other.toml" });
+    expect(elsewhere.error.code).toBe(-32600);
+  });
+
+  it("loses no edit under concurrent writes, and says when a -c flag keeps overriding a key", async () => {
+    const { server } = await launch([]);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      server.request("config/value/write", { keyPath: `projects."/p/${i}".trust_level`, value: "trusted", mergeStrategy: "replace" }),
+    );
+    const answers = await Promise.all(writes);
+    expect(answers.every((answer) => answer.result?.status === "ok")).toBe(true);
+    expect(Object.keys(configFile(server.home).projects)).toHaveLength(20);
+    // launch passes -c model="gpt-5.5": writing model succeeds, but the flag stays in effect.
+    const overridden = await server.request("config/value/write", { keyPath: "model", value: "other-model", mergeStrategy: "replace" });
+    expect(overridden.result).toMatchObject({ status: "okOverridden", overriddenMetadata: { effectiveValue: "gpt-5.5", overridingLayer: { name: { type: "sessionFlags" } } } });
+    expect((await server.request("config/read", {})).result.config.model).toBe("gpt-5.5");
+  });
+});
