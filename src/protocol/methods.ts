@@ -20,6 +20,15 @@ import {
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
+  ThreadGoalClearedNotification,
+  ThreadGoalClearParams,
+  ThreadGoalClearResponse,
+  ThreadGoalGetResponse,
+  ThreadGoalSetParams,
+  ThreadGoalSetResponse,
+  ThreadGoalUpdatedNotification,
+} from "./goalMethods.js";
+import {
   ConfigBatchWriteParams,
   ConfigValueWriteParams,
   ConfigWriteResponse,
@@ -139,6 +148,9 @@ export const clientRequests = {
   "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
   "review/start": request("ReviewStart", ReviewStartParams, ReviewStartResponse),
   "thread/compact/start": request("ThreadCompactStart", ThreadIdParams, EmptyResponse),
+  "thread/goal/set": request("ThreadGoalSet", ThreadGoalSetParams, ThreadGoalSetResponse),
+  "thread/goal/get": request("ThreadGoalGet", ThreadIdParams, ThreadGoalGetResponse),
+  "thread/goal/clear": request("ThreadGoalClear", ThreadGoalClearParams, ThreadGoalClearResponse),
   "thread/readState/update": request("ThreadReadStateUpdate", ThreadReadStateUpdateParams, ThreadReadStateUpdateResponse),
   "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
   "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
@@ -185,6 +197,8 @@ export const serverNotifications = {
   "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
   "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
   "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),
+  "thread/goal/updated": notification("ThreadGoalUpdatedNotification", ThreadGoalUpdatedNotification),
+  "thread/goal/cleared": notification("ThreadGoalClearedNotification", ThreadGoalClearedNotification),
   "thread/readState/changed": notification("ThreadReadStateChangedNotification", ThreadReadStateChangedNotification),
   "thread/tokenUsage/updated": notification("ThreadTokenUsageUpdatedNotification", ThreadTokenUsageUpdatedNotification),
   "turn/started": notification("TurnStartedNotification", TurnNotification),

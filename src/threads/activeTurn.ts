@@ -61,6 +61,8 @@ export class ActiveTurn {
   private closed = false;
   private ended = false;
   private readonly requests = new Map<number, PendingRequest>();
+  /** Tokens the turn's model calls used so far (what a thread goal is charged). */
+  tokensUsed = 0;
   /** Requests withdrawn when the turn ended; `serverRequest/resolved` for them follows `turn/completed`. */
   withdrawn: number[] = [];
 
@@ -130,6 +132,7 @@ export class ActiveTurn {
         this.host.notify("thread/compacted", base);
         return;
       case "usage": {
+        this.tokensUsed += event.usage.totalTokens;
         const usage = { ...event.usage, cacheWriteInputTokens: 0 };
         await this.host.write({ type: "usage", at: this.host.clock.nowMs(), turnId: this.id, usage }, false);
         this.host.usageRecorded(this.id);

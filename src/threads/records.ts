@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DynamicToolSpec } from "../protocol/clientTools.js";
+import { ThreadGoal } from "../protocol/goalMethods.js";
 import { ThreadItem } from "../protocol/items.js";
 import { ApprovalsReviewer, AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import { GitInfo, SessionSource } from "../protocol/thread.js";
@@ -49,6 +50,8 @@ export const ThreadRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("model"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
   /** A compaction: `items` replace the whole model-visible history before them. */
   z.object({ type: z.literal("compacted"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
+  /** The thread's goal as a client set it or a turn charged it; null once cleared. */
+  z.object({ type: z.literal("goal"), at: z.number(), goal: ThreadGoal.nullable() }),
   /** Token usage of one model response. */
   z.object({ type: z.literal("usage"), at: z.number(), turnId: z.string(), usage: TokenUsageBreakdown }),
   z.object({

@@ -1,3 +1,4 @@
+import type { ThreadGoal } from "../protocol/goalMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
@@ -27,6 +28,8 @@ export class ThreadHistory {
   readonly modelEntries: Array<{ readonly turnId: string; readonly items: readonly ConversationItem[] }> = [];
   /** Token usage: the last model response and the running total over the thread. */
   tokenUsage: { last: TokenUsage; total: TokenUsage; turnId: string } | null = null;
+  /** The thread's goal, if it has one. */
+  goal: ThreadGoal | null = null;
   /** The size of the context at the last model call, or after the last compaction (what auto-compaction checks). */
   contextTokens: number | null = null;
 
@@ -79,6 +82,9 @@ export class ThreadHistory {
       }
       case "model":
         this.modelEntries.push({ turnId: record.turnId, items: record.items });
+        break;
+      case "goal":
+        this.goal = record.goal;
         break;
       case "compacted":
         this.modelEntries.splice(0, this.modelEntries.length, { turnId: record.turnId, items: record.items });

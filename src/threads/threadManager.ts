@@ -42,6 +42,8 @@ import { ThreadHistory, toWireTurn } from "./threadHistory.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
 import { ThreadReadTracker } from "./readState.js";
+import { chargeTurn, checkGoalAllowsTurn, setGoal } from "./goals.js";
+import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
 
 /** Sends a notification to some subscribers; the server layer builds and writes it. */
 export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
@@ -185,6 +187,8 @@ export class ThreadManager<S extends object> {
       after: () => {
         warmUpAgent();
         this.replayTokenUsage(loaded, [subscriber]);
+        const goal = loaded.history.goal;
+        if (goal) this.options.emit([subscriber], "thread/goal/updated", { threadId: params.threadId, turnId: null, goal });
         // A client joining mid-turn learns of the items in flight before their deltas and requests.
         const active = loaded.active;
         for (const item of active?.openItems() ?? []) {
@@ -250,6 +254,7 @@ export class ThreadManager<S extends object> {
     const running = thread.active;
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await thread.ending;
+    checkGoalAllowsTurn(thread.history.goal);
     await this.applySettings(thread, turnOverrides(thread.history.settings, params, this.options.serverCwd));
     const turn = await this.beginTurn(thread);
     turn.enqueue(pending);
@@ -432,6 +437,7 @@ export class ThreadManager<S extends object> {
     }
     if (!final) return;
     const { threadId } = turn;
+    await this.chargeGoal(thread, turn, final);
     if (!thread.ephemeral) {
       this.options.emit(thread.subscribers, "thread/readState/changed", { threadId, readState: thread.readState.turnEnded(turn.id) });
     }
@@ -546,6 +552,47 @@ export class ThreadManager<S extends object> {
     checkThreadId(threadId);
     await this.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
     return this.read(threadId, false);
+  }
+
+  /** `thread/goal/set`: creates or changes the thread's goal (loaded or stored), and tells subscribers. */
+  async setGoal(params: ThreadGoalSetParams, requester: S): Promise<Outcome<{ goal: ThreadGoal }>> {
+    checkThreadId(params.threadId);
+    const goal = setGoal((await this.historyOf(params.threadId)).goal, params, Math.floor(this.options.clock.nowMs() / 1000));
+    const told = await this.appendTo(params.threadId, { type: "goal", at: this.options.clock.nowMs(), goal }, requester);
+    return { result: { goal }, after: () => this.options.emit(told, "thread/goal/updated", { threadId: params.threadId, turnId: null, goal }) };
+  }
+
+  /** `thread/goal/get`. */
+  async getGoal(threadId: string): Promise<{ goal: ThreadGoal | null }> {
+    checkThreadId(threadId);
+    return { goal: (await this.historyOf(threadId)).goal };
+  }
+
+  /** `thread/goal/clear`: removes the goal; `cleared` is false when there was none. */
+  async clearGoal(threadId: string, requester: S): Promise<Outcome<{ cleared: boolean }>> {
+    checkThreadId(threadId);
+    if (!(await this.historyOf(threadId)).goal) return { result: { cleared: false } };
+    const told = await this.appendTo(threadId, { type: "goal", at: this.options.clock.nowMs(), goal: null }, requester);
+    return { result: { cleared: true }, after: () => this.options.emit(told, "thread/goal/cleared", { threadId }) };
+  }
+
+  /** Charges an active goal with what the turn used, so a spent budget stops the next turn. */
+  private async chargeGoal(thread: LoadedThread<S>, turn: ActiveTurn, final: Turn): Promise<void> {
+    const goal = thread.history.goal;
+    if (goal?.status !== "active") return;
+    const at = this.options.clock.nowMs();
+    const charged = chargeTurn(goal, turn.tokensUsed, Math.round((final.durationMs ?? 0) / 1000), Math.floor(at / 1000));
+    await this.write(thread, { type: "goal", at, goal: charged }, true);
+    this.options.emit(thread.subscribers, "thread/goal/updated", { threadId: turn.threadId, turnId: turn.id, goal: charged });
+  }
+
+  /** The history of a loaded thread, or of a stored one read from disk. */
+  private async historyOf(threadId: string): Promise<ThreadHistory> {
+    const loaded = this.loaded.get(threadId);
+    if (loaded) return loaded.history;
+    const stored = await this.options.store.read(threadId);
+    if (!stored) throw noRolloutFound(threadId);
+    return stored.history;
   }
 
   /** `thread/readState/update`: the client has seen the loaded thread up to now. */

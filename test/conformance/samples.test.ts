@@ -205,6 +205,9 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "command/exec/terminate": [{ processId: "p1" }],
   "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
   "thread/compact/start": [{ threadId: "t" }],
+  "thread/goal/set": [{ threadId: "t", objective: "Ship it", tokenBudget: 10000 }, { threadId: "t", status: "paused", origin: "user" }],
+  "thread/goal/get": [{ threadId: "t" }],
+  "thread/goal/clear": [{ threadId: "t" }, { threadId: "t", origin: "automatic" }],
   "review/start": [
     { threadId: "t", target: { type: "uncommittedChanges" } },
     { threadId: "t", target: { type: "baseBranch", branch: "main" }, delivery: "inline" },

@@ -33,6 +33,9 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.compact(params.threadId)),
+    "thread/goal/set": async (params, context) => respond(context, await threads.setGoal(params, context.connection)),
+    "thread/goal/get": (params) => threads.getGoal(params.threadId),
+    "thread/goal/clear": async (params, context) => respond(context, await threads.clearGoal(params.threadId, context.connection)),
     "thread/readState/update": (params) => threads.markRead(params.threadId, params.expectedRevision),
   };
 }
