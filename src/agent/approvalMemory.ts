@@ -1,12 +1,15 @@
+import type { ApprovalRule } from "../config/schema.js";
+import { commandVerdict } from "./approvalRules.js";
 import { splitWords } from "./exec/shellWords.js";
 
 /**
  * What the user approved for the rest of a thread's life in memory: exact commands and paths
- * (`acceptForSession`) and command prefixes (`acceptWithExecpolicyAmendment`).
+ * (`acceptForSession`), and `allow` rules learned from `acceptWithExecpolicyAmendment`, kept in
+ * the same form as `[[approval_rules]]` in config.
  */
 export class ApprovalMemory {
   private readonly keys = new Set<string>();
-  private readonly prefixes: (readonly string[])[] = [];
+  private readonly learned: ApprovalRule[] = [];
 
   /** Whether `key` (a command or a patch's paths) was accepted for the session. */
   has(key: string): boolean {
@@ -20,17 +23,12 @@ export class ApprovalMemory {
 
   /** Allows, without asking, every command whose words start with `prefix`. */
   allowPrefix(prefix: readonly string[]): void {
-    if (prefix.length > 0) this.prefixes.push([...prefix]);
+    if (prefix.length > 0) this.learned.push({ action: "allow", command: [...prefix] });
   }
 
-  /**
-   * Whether an allowed prefix covers the command: its argv starts with the prefix, or its script is
-   * one simple command whose words do. A compound script (`a && b`) matches only through its argv,
-   * so allowing `a` never lets `b` run unasked.
-   */
+  /** Whether a learned rule allows the command (see {@link commandVerdict} for compound scripts). */
   allowsCommand(argv: readonly string[], script: string): boolean {
-    const words = splitWords(script.trim());
-    return this.prefixes.some((prefix) => startsWith(argv, prefix) || (words !== null && startsWith(words, prefix)));
+    return commandVerdict(this.learned, argv, script)?.action === "allow";
   }
 }
 
@@ -38,8 +36,4 @@ export class ApprovalMemory {
 export function proposedPrefix(argv: readonly string[], script: string): string[] {
   const words = splitWords(script.trim());
   return words && words.length > 0 ? words : [...argv];
-}
-
-function startsWith(words: readonly string[], prefix: readonly string[]): boolean {
-  return prefix.length <= words.length && prefix.every((word, i) => words[i] === word);
 }

@@ -46,6 +46,36 @@ export const McpServerConfig = z.looseObject({
   tool_timeout_sec: z.number().positive().optional(),
 });
 
+/** What a matching rule decides: run without asking, refuse without asking, or always ask. */
+export const RuleAction = z.enum(["allow", "deny", "ask"]);
+export type RuleAction = z.infer<typeof RuleAction>;
+
+/**
+ * One `[[approval_rules]]` entry: an action and exactly one matcher — `command` (an argv prefix,
+ * like Codex's exec-policy `prefix_rule`), `command_regex` (anchored, over a simple command's text)
+ * or `path` (a glob over a patch's paths, relative to the thread's cwd).
+ */
+export const ApprovalRule = z
+  .object({
+    action: RuleAction,
+    command: z.array(z.string()).min(1).optional(),
+    command_regex: z.string().optional(),
+    path: z.string().min(1).optional(),
+    description: z.string().optional(),
+  })
+  .superRefine((rule, context) => {
+    const matchers = [rule.command, rule.command_regex, rule.path].filter((matcher) => matcher !== undefined).length;
+    if (matchers !== 1) context.addIssue({ code: "custom", message: "an approval rule needs exactly one of `command`, `command_regex` or `path`" });
+    if (rule.command_regex !== undefined) {
+      try {
+        new RegExp(rule.command_regex);
+      } catch (error) {
+        context.addIssue({ code: "custom", path: ["command_regex"], message: `not a valid regular expression: ${(error as Error).message}` });
+      }
+    }
+  });
+export type ApprovalRule = z.infer<typeof ApprovalRule>;
+
 /**
  * `config.toml`, with Codex's snake_case keys so a Codex config and Codex's `-c` flags drive us
  * unchanged. Keys we do not know are kept and ignored, as newer Codex configs carry many.
@@ -78,6 +108,8 @@ export const Config = z.looseObject({
   bwrap_path: z.string().optional(),
   /** `[tools]`: optional tools (`experimental_request_user_input.enabled` offers `request_user_input`). */
   tools: z.looseObject({ experimental_request_user_input: z.looseObject({ enabled: z.boolean().optional() }).optional() }).optional(),
+  /** Decide before a client is asked: first matching rule wins (see src/agent/approvalRules.ts). */
+  approval_rules: z.array(ApprovalRule).optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
 });
 export type Config = z.infer<typeof Config>;

@@ -12,6 +12,7 @@ import { isKnownSafe } from "./safeCommands.js";
 import { sandboxedArgv } from "./sandbox.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
+import { commandVerdict } from "../approvalRules.js";
 
 /** A command the model asked for, from any of the shell tools. */
 export interface CommandRequest {
@@ -56,12 +57,18 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     context.emit({ type: "itemCompleted", item: { ...base, aggregatedOutput: null, exitCode: null, durationMs: null, ...fields } });
 
   const sessionKey = `command:${command}`;
+  const verdict = commandVerdict(context.environment.config.approval_rules ?? [], request.argv, request.script);
   const decision = decideCommand(context.settings.approvalPolicy, context.settings.sandbox, {
     escalate: request.escalate,
     knownSafe: isKnownSafe(request.script),
     acceptedForSession: context.sessionApprovals.has(sessionKey) || context.sessionApprovals.allowsCommand(request.argv, request.script),
+    rule: verdict?.action ?? null,
   });
   await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
+  if (decision.refused) {
+    await finish({ status: "declined" });
+    return `exec_command rejected: approval rule ${verdict!.index} (${verdict!.action}${verdict!.rule.description ? `: ${verdict!.rule.description}` : ""}) ${verdict!.action === "deny" ? "forbids this command" : "needs the user's approval, and the approval policy is never"}; it was not run.`;
+  }
   if (decision.ask) {
     const answer = await context.ask({
       kind: "command",

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
+import { pathVerdict } from "../approvalRules.js";
 import type { ToolCall } from "../conversation.js";
 import { isInside, writableRoots } from "../exec/sandbox.js";
 import { commitPatch, planPatch, realLocation, type PlannedChange } from "../patch/patchApply.js";
@@ -71,11 +72,22 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
 
   const outside = await pathsOutsideWritableRoots(planned, cwd, context);
   const policy = context.settings.approvalPolicy;
+  const touched = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path])).map((file) => path.relative(cwd, file));
+  const verdict = pathVerdict(context.environment.config.approval_rules ?? [], touched);
+  if (verdict?.action === "deny") {
+    await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
+    return `apply_patch rejected: approval rule ${verdict.index}${verdict.rule.description ? ` (${verdict.rule.description})` : ""} forbids writing ${touched.join(", ")}; the files were not changed.`;
+  }
   const sessionKey = `patch:${planned.map((change) => change.movePath ?? change.path).sort().join("\n")}`;
-  const mustAsk = (policy === "untrusted" || outside.length > 0) && !context.sessionApprovals.has(sessionKey);
+  // An allow rule waives the question untrusted asks; writes outside the writable roots still need a yes.
+  const ruleAsks = verdict?.action === "ask";
+  const asks = ruleAsks || (policy === "untrusted" && verdict?.action !== "allow") || outside.length > 0;
+  const mustAsk = asks && (ruleAsks || !context.sessionApprovals.has(sessionKey));
   if (mustAsk && policy === "never") {
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
-    return `apply_patch rejected: writing ${outside.join(", ")} is outside the writable roots, and the approval policy is never.`;
+    return outside.length > 0
+      ? `apply_patch rejected: writing ${outside.join(", ")} is outside the writable roots, and the approval policy is never.`
+      : `apply_patch rejected: approval rule ${verdict!.index} needs the user's approval, and the approval policy is never.`;
   }
   if (mustAsk) {
     const reason = outside.length > 0 ? `The patch writes outside the writable roots: ${outside.join(", ")}` : null;
