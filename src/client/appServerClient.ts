@@ -67,8 +67,12 @@ export class AppServerClient {
   private closedReason: string | null = null;
   private readonly closeWaiters = new Set<() => void>();
 
+  private protocolError: (text: string) => void = (text) =>
+    process.emitWarning(`agent-app-server sent something that is not a JSON-RPC message: ${text.slice(0, 200)}`, "ProtocolWarning");
+
   private constructor(private readonly transport: ClientTransport) {
     transport.onMessage((message) => this.receive(message));
+    transport.onProtocolError((text) => this.protocolError(text));
     transport.onClose((reason) => {
       this.closedReason = reason;
       for (const { reject } of this.pending.values()) reject(new AppServerError(reason, -32000));
@@ -123,6 +127,11 @@ export class AppServerClient {
   /** Sends a notification. */
   notify(method: string, params?: unknown): void {
     this.transport.send(params === undefined ? { method } : { method, params });
+  }
+
+  /** Handles text from the server that is not a JSON message (default: a process warning). */
+  onProtocolError(handler: (text: string) => void): void {
+    this.protocolError = handler;
   }
 
   /** Calls `handler` for every notification of `method`; returns a function that stops it. */

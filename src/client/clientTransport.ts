@@ -9,6 +9,8 @@ export interface ClientTransport {
   onMessage(handler: (message: Record<string, unknown>) => void): void;
   /** Sets the handler called once when the connection ends. */
   onClose(handler: (reason: string) => void): void;
+  /** Sets the handler of incoming text that is not a JSON message (a server bug worth showing). */
+  onProtocolError(handler: (text: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -16,14 +18,13 @@ export interface ClientTransport {
 export function streamTransport(input: Readable, output: Writable, close: () => Promise<void>): ClientTransport {
   let onMessage: (message: Record<string, unknown>) => void = () => undefined;
   let onClose: (reason: string) => void = () => undefined;
+  let onProtocolError: (text: string) => void = () => undefined;
   const lines = createInterface({ input });
   lines.on("line", (line) => {
     if (!line.trim()) return;
-    try {
-      onMessage(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // Not JSON: a server bug; nothing a client can answer.
-    }
+    const message = parseMessage(line);
+    if (message) onMessage(message);
+    else onProtocolError(line);
   });
   lines.on("close", () => onClose("the server closed the connection"));
   output.on("error", () => undefined);
@@ -31,6 +32,7 @@ export function streamTransport(input: Readable, output: Writable, close: () => 
     send: (message) => void output.write(JSON.stringify(message) + "\n"),
     onMessage: (handler) => void (onMessage = handler),
     onClose: (handler) => void (onClose = handler),
+    onProtocolError: (handler) => void (onProtocolError = handler),
     close,
   };
 }
@@ -58,24 +60,34 @@ export async function webSocketTransport(url: string, options: { headers?: Recor
     socket.once("unexpected-response", (_request, response) => reject(new Error(`WebSocket upgrade refused: HTTP ${response.statusCode}`)));
   });
   let onClose: (reason: string) => void = () => undefined;
+  let onProtocolError: (text: string) => void = () => undefined;
   socket.on("close", (code) => onClose(`the WebSocket closed (${code})`));
   socket.on("error", () => undefined);
   return {
     send: (message) => socket.send(JSON.stringify(message)),
     onMessage: (handler) => {
       socket.on("message", (data) => {
-        try {
-          handler(JSON.parse(String(data)) as Record<string, unknown>);
-        } catch {
-          // Not JSON: a server bug; nothing a client can answer.
-        }
+        const message = parseMessage(String(data));
+        if (message) handler(message);
+        else onProtocolError(String(data));
       });
     },
     onClose: (handler) => void (onClose = handler),
+    onProtocolError: (handler) => void (onProtocolError = handler),
     close: async () => {
       if (socket.readyState === socket.CLOSED) return;
       socket.close();
       await new Promise((resolve) => socket.once("close", resolve));
     },
   };
+}
+
+/** A JSON object, or null for anything else (broken JSON, a log line on the wrong stream). */
+function parseMessage(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }

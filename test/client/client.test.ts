@@ -130,11 +130,15 @@ describe("AppServerClient against a hand-written fake server", () => {
       }
     });
     const client = await AppServerClient.start(streamTransport(toClient, toServer, async () => void toServer.end()));
+    const garbage: string[] = [];
+    client.onProtocolError((text) => garbage.push(text));
+    toClient.write("Debugger listening on ws://127.0.0.1:9229\n[1,2]\n");
     const warnings: string[] = [];
     client.on("warning", (params) => warnings.push(params.message));
     const failure = await client.startThread({}).catch((error: AppServerError) => error);
     expect(failure).toMatchObject({ name: "AppServerError", code: -32601, data: { why: "fake" } });
     expect(warnings).toEqual(["fake warning"]);
+    expect(garbage).toEqual(["Debugger listening on ws://127.0.0.1:9229", "[1,2]"]);
     expect(seen.map((m) => m.method ?? `answer#${m.id}`)).toEqual(["initialize", "initialized", "thread/start", "answer#7"]);
     expect(seen.at(-1)).toEqual({ id: 7, result: { decision: "decline" } });
   });
