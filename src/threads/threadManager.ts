@@ -104,6 +104,22 @@ interface LoadedThread<S> {
   ending: Promise<void>;
 }
 
+/** A thread just loaded: idle, nobody subscribed, nothing approved or unread yet. */
+function loadedThread<S>(history: ThreadHistory, ephemeral: boolean, path: string | null, writer: ThreadFileWriter | null): LoadedThread<S> {
+  return {
+    history,
+    ephemeral,
+    path,
+    writer,
+    status: { type: "idle" },
+    subscribers: new Set(),
+    former: new Set(),
+    ending: Promise.resolve(),
+    sessionApprovals: new ApprovalMemory(),
+    readState: new ThreadReadTracker(),
+  };
+}
+
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
 const USABLE_CONTEXT_PERCENT = 95;
 
@@ -164,18 +180,7 @@ export class ThreadManager<S extends object> {
     if (!thread) {
       const stored = await this.options.store.read(params.threadId);
       if (!stored || stored.summary.archived) throw noRolloutFound(params.threadId);
-      thread = {
-        history: stored.history,
-        ephemeral: false,
-        path: stored.summary.path,
-        writer: await ThreadFileWriter.open(stored.summary.path, stored.intactBytes),
-        status: { type: "idle" },
-        subscribers: new Set(),
-        former: new Set(),
-        ending: Promise.resolve(),
-        sessionApprovals: new ApprovalMemory(),
-        readState: new ThreadReadTracker(),
-      };
+      thread = loadedThread(stored.history, false, stored.summary.path, await ThreadFileWriter.open(stored.summary.path, stored.intactBytes));
       this.loaded.set(params.threadId, thread);
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     }
@@ -659,18 +664,7 @@ export class ThreadManager<S extends object> {
     ephemeral: boolean,
     copied: ThreadRecord[],
   ): Promise<LoadedThread<S>> {
-    const thread: LoadedThread<S> = {
-      history,
-      ephemeral,
-      path: null,
-      writer: null,
-      status: { type: "idle" },
-      subscribers: new Set(),
-      former: new Set(),
-      ending: Promise.resolve(),
-      sessionApprovals: new ApprovalMemory(),
-      readState: new ThreadReadTracker(),
-    };
+    const thread = loadedThread<S>(history, ephemeral, null, null);
     if (!ephemeral) {
       const { path, writer } = await this.options.store.create(record);
       thread.path = path;
