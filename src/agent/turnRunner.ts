@@ -12,7 +12,7 @@ import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
-import type { ToolContext, ToolRegistry } from "./tools/tool.js";
+import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
 import type { ClientAsker } from "./clientAsker.js";
@@ -96,6 +96,8 @@ export interface TurnRunnerDeps {
   readonly clock: Clock;
   /** Tells clients about a problem once per server. */
   readonly warnOnce: (summary: string, details: string) => void;
+  /** The tools of the MCP servers ready now; asked again before each model request. */
+  readonly mcpTools: () => readonly Tool[];
 }
 
 /**
@@ -165,11 +167,13 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
         await record([await toModelMessage(input.content, job.settings.cwd)]);
       }
       if (contextTokens !== null && contextTokens >= limit) await compact();
+      // A server that became ready mid-turn joins here; one still starting (or failed) never holds the turn up.
+      const offered = tools.with(deps.mcpTools());
       const request: ModelRequest = {
         model: job.settings.model,
         instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,
         input: [...context, ...history],
-        tools: tools.specs(),
+        tools: offered.specs(),
         reasoning:
           job.settings.reasoningEffort || job.settings.reasoningSummary
             ? { effort: job.settings.reasoningEffort ?? null, summary: job.settings.reasoningSummary ?? null }
@@ -179,7 +183,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       };
       const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
       for (const call of calls) {
-        const tool = tools.get(call.name);
+        const tool = offered.get(call.name);
         const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
         job.signal.throwIfAborted();
         await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);

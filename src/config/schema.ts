@@ -45,6 +45,7 @@ export const McpServerConfig = z.looseObject({
   startup_timeout_sec: z.number().positive().optional(),
   tool_timeout_sec: z.number().positive().optional(),
 });
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 /** What a matching rule decides: run without asking, refuse without asking, or always ask. */
 export const RuleAction = z.enum(["allow", "deny", "ask"]);

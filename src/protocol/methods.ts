@@ -53,6 +53,7 @@ import {
   FuzzyFileSearchResponse,
 } from "./fsMethods.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
+import { ListMcpServerStatusParams, ListMcpServerStatusResponse, McpServerStatusUpdatedNotification } from "./mcpMethods.js";
 import {
   CollaborationModeListResponse,
   GetAccountParams,
@@ -181,6 +182,7 @@ export const clientRequests = {
   "fs/remove": request("FsRemove", FsRemoveParams, EmptyResponse),
   "fs/copy": request("FsCopy", FsCopyParams, EmptyResponse),
   fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
+  "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */
@@ -224,6 +226,7 @@ export const serverNotifications = {
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),
   configWarning: notification("ConfigWarningNotification", ConfigWarningNotification),
+  "mcpServer/startupStatus/updated": notification("McpServerStatusUpdatedNotification", McpServerStatusUpdatedNotification),
 } as const satisfies Record<string, NotificationSpec>;
 
 /** Server → client requests. */

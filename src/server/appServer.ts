@@ -27,6 +27,8 @@ import { ServerRequestBroker } from "./serverRequests.js";
 import { turnHandlers } from "./handlers/turns.js";
 import { ToolRegistry, type Tool } from "../agent/tools/tool.js";
 import { builtInTools } from "../agent/tools/builtInTools.js";
+import { McpManager } from "../agent/mcp/mcpManager.js";
+import { mcpHandlers } from "./handlers/mcp.js";
 import { secretValuesOf } from "./secretRedaction.js";
 import { SessionAudit } from "./sessionAudit.js";
 
@@ -70,6 +72,8 @@ export class AppServer implements ConnectionHost {
   private readonly commandProcesses = new CommandProcesses();
   private stopping: Promise<void> | undefined;
   private readonly warned = new Set<string>();
+  /** The configured MCP servers (`[mcp_servers]` as the server started), started by {@link init}. */
+  private readonly mcp: McpManager;
   readonly audit: SessionAudit | undefined;
   readonly secretValues: readonly string[];
 
@@ -90,6 +94,16 @@ export class AppServer implements ConnectionHost {
     this.store = new ThreadStore(options.home, this.logger);
     this.secretValues = secretValuesOf(options.env ?? process.env);
     this.audit = options.sessionLogDir ? new SessionAudit(options.sessionLogDir, this.clock, this.secretValues) : undefined;
+    this.mcp = new McpManager({
+      servers: options.config.mcp_servers ?? {},
+      env: options.env ?? process.env,
+      logger: this.logger,
+      onStatus: (update) => {
+        const notification = createNotification(this.clock, "mcpServer/startupStatus/updated", update);
+        // Clients that have not initialized yet get every status after their initialize response.
+        for (const connection of this.connections) if (connection.client) void connection.notify(notification);
+      },
+    });
     this.threads = new ThreadManager<ClientConnection>({
       store: this.store,
       config: this.configStore,
@@ -104,6 +118,7 @@ export class AppServer implements ConnectionHost {
         home: options.home,
         clock: this.clock,
         warnOnce: (summary, details) => this.warnOnce(summary, details),
+        mcpTools: () => this.mcp.tools(),
       },
       requests: {
         open: (recipients, method, params) => {
@@ -130,6 +145,8 @@ export class AppServer implements ConnectionHost {
 
   /** Loads stored state (the thread index); call once before connecting clients. */
   async init(): Promise<void> {
+    // MCP servers start in the background: neither `initialize` nor turns wait for them.
+    this.mcp.start();
     await this.store.init();
   }
 
@@ -160,6 +177,7 @@ export class AppServer implements ConnectionHost {
       this.commandProcesses.stop();
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
+      await this.mcp.close();
       await Promise.all(connections.map((connection) => connection.close()));
       this.connections.clear();
     })();
@@ -182,12 +200,14 @@ export class AppServer implements ConnectionHost {
         home: this.options.home,
         clock: this.clock,
         configWarnings: this.options.configWarnings ?? [],
+        mcpStartupStatuses: () => this.mcp.startupStatuses(),
       }),
       ...threadHandlers(this.threads),
       ...turnHandlers(this.threads),
       ...sessionHandlers(),
       ...fsHandlers(roots),
       ...fileSearchHandlers(roots),
+      ...mcpHandlers(this.mcp),
       ...commandExecHandlers({
         config: this.options.config,
         home: this.options.home,

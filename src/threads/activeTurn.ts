@@ -250,6 +250,7 @@ export class ActiveTurn {
       if (item.type === "commandExecution") await this.complete({ ...item, status, exitCode: item.exitCode ?? (status === "failed" ? -1 : null) });
       else if (item.type === "fileChange") await this.complete({ ...item, status });
       else if (item.type === "dynamicToolCall") await this.complete({ ...item, status: "failed", success: false });
+      else if (item.type === "mcpToolCall") await this.complete({ ...item, status: "failed", error: { message: "the turn ended before the tool answered" } });
       else await this.complete(item);
     }
     const at = this.host.clock.nowMs();

@@ -243,6 +243,11 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
     { query: "", roots: [], cancellationToken: null },
     { query: "m", roots: ["/tmp/w", "/tmp/x"], cancellationToken: "c1" },
   ],
+  "mcpServerStatus/list": [
+    {},
+    { cursor: null, limit: null, detail: null, serverName: null, threadId: null },
+    { cursor: "c", limit: 10, detail: "toolsAndAuthOnly", serverName: "calc", threadId: "t" },
+  ],
 };
 
 /** Codex methods that only its experimental API has, so the stable reference cannot check their params. */

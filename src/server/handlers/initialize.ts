@@ -1,6 +1,7 @@
 import os from "node:os";
 import { alreadyInitialized, invalidRequest } from "../../protocol/errors.js";
 import type { InitializeParams, InitializeResponse } from "../../protocol/initialize.js";
+import type { McpServerStatusUpdatedNotification } from "../../protocol/mcpMethods.js";
 import type { ConfigWarningNotification } from "../../protocol/notifications.js";
 import type { Clock } from "../../runtime/clock.js";
 import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "../../runtime/version.js";
@@ -13,13 +14,15 @@ export interface InitializeDeps {
   readonly clock: Clock;
   /** Sent to each client right after its initialize response, as Codex sends its startup warnings. */
   readonly configWarnings: readonly ConfigWarningNotification[];
+  /** Where each MCP server is now: a client connecting after a server started still learns how it went. */
+  readonly mcpStartupStatuses: () => readonly McpServerStatusUpdatedNotification[];
 }
 
 /** Printable ASCII, as an HTTP header value must be; the name ends up in a user agent. */
 const HEADER_VALUE = /^[\x20-\x7e]+$/;
 
 /** Serves `initialize`: records the client's capabilities and describes this server. */
-export function initializeHandler({ home, clock, configWarnings }: InitializeDeps): Handler<"initialize"> {
+export function initializeHandler({ home, clock, configWarnings, mcpStartupStatuses }: InitializeDeps): Handler<"initialize"> {
   return (params, { connection, afterResponse }) => {
     if (connection.client) throw alreadyInitialized();
     const { name, version } = params.clientInfo;
@@ -34,6 +37,7 @@ export function initializeHandler({ home, clock, configWarnings }: InitializeDep
     });
     afterResponse(() => {
       for (const warning of configWarnings) void connection.notify(createNotification(clock, "configWarning", warning));
+      for (const status of mcpStartupStatuses()) void connection.notify(createNotification(clock, "mcpServer/startupStatus/updated", status));
     });
     return describeServer(params, home);
   };

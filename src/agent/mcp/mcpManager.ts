@@ -1,0 +1,121 @@
+import type { McpServerConfig } from "../../config/schema.js";
+import type { McpServerStatusUpdatedNotification } from "../../protocol/mcpMethods.js";
+import type { Logger } from "../../runtime/logger.js";
+import type { Tool } from "../tools/tool.js";
+import { connectMcpServer, McpStartupError, type McpConnection } from "./mcpConnection.js";
+import { mcpTools } from "./mcpTools.js";
+import { serverNameProblem } from "./toolNames.js";
+
+/** Codex's defaults for `startup_timeout_sec` and `tool_timeout_sec`. */
+const DEFAULT_STARTUP_TIMEOUT_SEC = 10;
+const DEFAULT_TOOL_TIMEOUT_SEC = 60;
+
+/** Where one configured server is. */
+export type McpServerState =
+  | { readonly status: "disabled" }
+  | { readonly status: "starting" }
+  | { readonly status: "ready"; readonly connection: McpConnection; readonly tools: readonly Tool[] }
+  | { readonly status: "failed"; readonly error: string };
+
+/** A configured server and its state. */
+export interface McpServerEntry {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly state: McpServerState;
+}
+
+/** What the manager needs. */
+export interface McpManagerOptions {
+  /** `[mcp_servers]` of the config. */
+  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+  /** Told of every startup status change (for `mcpServer/startupStatus/updated`). */
+  readonly onStatus: (update: McpServerStatusUpdatedNotification) => void;
+}
+
+/**
+ * The configured MCP servers: started in the background (turns and requests never wait for them),
+ * their tools offered while they are ready, all of them closed on shutdown.
+ */
+export class McpManager {
+  private readonly entries = new Map<string, McpServerEntry>();
+  private readonly stopping = new AbortController();
+  private readonly startups: Promise<void>[] = [];
+
+  constructor(private readonly options: McpManagerOptions) {
+    for (const [name, config] of Object.entries(options.servers).sort(([a], [b]) => a.localeCompare(b))) {
+      this.entries.set(name, { name, config, state: config.enabled === false ? { status: "disabled" } : { status: "starting" } });
+    }
+  }
+
+  /** Starts every enabled server; returns at once. */
+  start(): void {
+    for (const entry of this.entries.values()) {
+      if (entry.state.status !== "starting") continue;
+      this.options.onStatus({ name: entry.name, status: "starting" });
+      this.startups.push(this.connect(entry.name, entry.config));
+    }
+  }
+
+  /** Every configured server, by name. */
+  servers(): McpServerEntry[] {
+    return [...this.entries.values()];
+  }
+
+  /** The startup status of every enabled server now, for a client that connects later. */
+  startupStatuses(): McpServerStatusUpdatedNotification[] {
+    return this.servers().flatMap((entry) => {
+      const { state } = entry;
+      if (state.status === "disabled") return [];
+      return [state.status === "failed" ? { name: entry.name, status: "failed", error: state.error } : { name: entry.name, status: state.status }];
+    });
+  }
+
+  /** The tools of the servers ready now. */
+  tools(): Tool[] {
+    return this.servers().flatMap((entry) => (entry.state.status === "ready" ? entry.state.tools : []));
+  }
+
+  /** Stops servers still starting and closes every connection (killing stdio servers that linger). */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    // A server cut short while starting is closed by its own start; wait for that too.
+    await Promise.all(this.startups);
+    await Promise.all(this.servers().map((entry) => (entry.state.status === "ready" ? entry.state.connection.close() : undefined)));
+  }
+
+  private async connect(name: string, config: McpServerConfig): Promise<void> {
+    const nameProblem = serverNameProblem(name);
+    if (nameProblem) return this.fail(name, config, nameProblem);
+    let connection: McpConnection;
+    try {
+      connection = await connectMcpServer(name, config, {
+        env: this.options.env,
+        logger: this.options.logger,
+        timeoutMs: (config.startup_timeout_sec ?? DEFAULT_STARTUP_TIMEOUT_SEC) * 1000,
+        signal: this.stopping.signal,
+        onClosed: () => {
+          if (!this.stopping.signal.aborted) this.fail(name, config, "the server closed the connection; its tools are no longer offered");
+        },
+      });
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      if (!(error instanceof McpStartupError)) this.options.logger.error({ err: error, mcpServer: name }, "MCP server start failed unexpectedly");
+      return this.fail(name, config, (error as Error).message);
+    }
+    // Shut down while the last step was finishing: the connection is closed, not offered.
+    if (this.stopping.signal.aborted) return void (await connection.close());
+    const tools = mcpTools(name, connection, (config.tool_timeout_sec ?? DEFAULT_TOOL_TIMEOUT_SEC) * 1000);
+    this.entries.set(name, { name, config, state: { status: "ready", connection, tools } });
+    this.options.logger.info({ mcpServer: name, tools: connection.tools.length }, "MCP server ready");
+    this.options.onStatus({ name, status: "ready" });
+  }
+
+  private fail(name: string, config: McpServerConfig, reason: string): void {
+    const error = `MCP server \`${name}\` failed: ${reason}`;
+    this.entries.set(name, { name, config, state: { status: "failed", error } });
+    this.options.logger.warn({ mcpServer: name }, error);
+    this.options.onStatus({ name, status: "failed", error });
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/** How far an MCP server got in starting, as `mcpServer/startupStatus/updated` reports it. */
+export const McpServerStartupState = z.enum(["starting", "ready", "failed", "cancelled"]);
+
+/** Params of `mcpServer/startupStatus/updated`; `error` says why a server failed. */
+export const McpServerStatusUpdatedNotification = z.object({
+  name: z.string(),
+  status: McpServerStartupState,
+  error: z.string().nullable().optional(),
+  failureReason: z.enum(["reauthenticationRequired"]).nullable().optional(),
+  threadId: z.string().nullable().optional(),
+});
+export type McpServerStatusUpdatedNotification = z.infer<typeof McpServerStatusUpdatedNotification>;
+
+/** Params of `mcpServerStatus/list`: a page of the configured servers (`threadId` and `detail` change nothing here). */
+export const ListMcpServerStatusParams = z.object({
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  detail: z.enum(["full", "toolsAndAuthOnly"]).nullable().optional(),
+  serverName: z.string().nullable().optional(),
+  threadId: z.string().nullable().optional(),
+});
+export type ListMcpServerStatusParams = z.infer<typeof ListMcpServerStatusParams>;
+
+/** A tool as its MCP server lists it. */
+export const McpTool = z.object({
+  name: z.string(),
+  title: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  inputSchema: z.unknown(),
+  outputSchema: z.unknown().optional(),
+  annotations: z.unknown().optional(),
+  icons: z.array(z.unknown()).nullable().optional(),
+  _meta: z.unknown().optional(),
+});
+
+/** What an initialized MCP server says about itself. */
+export const McpServerInfo = z.object({
+  name: z.string(),
+  version: z.string(),
+  title: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  websiteUrl: z.string().nullable().optional(),
+  icons: z.array(z.unknown()).nullable().optional(),
+});
+
+/** One configured MCP server: its connection state and, once connected, its tools by name. */
+export const McpServerStatus = z.object({
+  name: z.string(),
+  authStatus: z.enum(["unknown", "unsupported", "notLoggedIn", "bearerToken", "oAuth"]),
+  runtimeStatus: z.enum(["notStarted", "starting", "connected", "authenticationRequired", "failed", "cancelled", "disabled"]).nullable().optional(),
+  tools: z.record(z.string(), McpTool),
+  toolsError: z.string().nullable().optional(),
+  resources: z.array(z.unknown()),
+  resourceTemplates: z.array(z.unknown()),
+  serverInfo: McpServerInfo.nullable().optional(),
+  serverCapabilities: z.unknown().optional(),
+  httpOrigin: z.string().nullable().optional(),
+  pluginId: z.string().nullable().optional(),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatus>;
+
+/** Result of `mcpServerStatus/list`. */
+export const ListMcpServerStatusResponse = z.object({
+  data: z.array(McpServerStatus),
+  nextCursor: z.string().nullable().optional(),
+});

@@ -1,0 +1,268 @@
+import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { processesMatching } from "../support/processes.js";
+import type { ServerProcess } from "../support/serverProcess.js";
+import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
+
+const sdk = (file: string) => pathToFileURL(path.resolve("node_modules/@modelcontextprotocol/sdk/dist/esm", file)).href;
+
+/**
+ * A stdio MCP server with `add {a, b}` and `slow` (answers after 30 s unless cancelled). Given
+ * `--stubborn` it ignores stdin EOF and SIGTERM, as a badly behaved server would.
+ */
+function mcpServerScript(): string {
+  const file = path.join(tempDir("aas-mcp-"), "calc-server.mjs");
+  writeFileSync(
+    file,
+    `import { McpServer } from ${JSON.stringify(sdk("server/mcp.js"))};
+import { StdioServerTransport } from ${JSON.stringify(sdk("server/stdio.js"))};
+import { z } from ${JSON.stringify(pathToFileURL(path.resolve("node_modules/zod/index.js")).href)};
+const server = new McpServer({ name: "calc", version: "1.2.3" });
+server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+  content: [{ type: "text", text: "The sum is " + (a + b) }],
+}));
+server.registerTool("slow", { description: "Takes its time." }, async (extra) => {
+  await new Promise((resolve) => {
+    const timer = setTimeout(resolve, 30000);
+    extra.signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); });
+  });
+  return { content: [{ type: "text", text: "finally" }] };
+});
+if (process.argv.includes("--stubborn")) {
+  process.on("SIGTERM", () => undefined);
+  setInterval(() => undefined, 1000);
+}
+console.error("calc server up");
+await server.connect(new StdioServerTransport());
+`,
+  );
+  return file;
+}
+
+/** `-c` flags configuring MCP server `name` as a TOML inline table. */
+function mcpArgs(name: string, table: string): string[] {
+  return ["-c", `mcp_servers.${name}={${table}}`];
+}
+
+function stdioTable(script: string, extra = ""): string {
+  return `command=${JSON.stringify(process.execPath)},args=[${JSON.stringify(script)}${extra}]`;
+}
+
+function waitForStatus(server: ServerProcess, name: string, status: string): Promise<any> {
+  return server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.name === name && m.params.status === status, `${name} ${status}`);
+}
+
+function toolOutput(body: Record<string, unknown>, callId: string): unknown {
+  return (body.input as any[]).find((item) => item.type === "function_call_output" && item.call_id === callId)?.output;
+}
+
+function mcpItems(server: ServerProcess, method: string): any[] {
+  return server.messages.filter((m) => m.method === method && m.params.item.type === "mcpToolCall").map((m) => m.params.item);
+}
+
+describe("MCP servers", () => {
+  it("offers a stdio server's tools as mcp__<server>__<tool>, runs calls as mcpToolCall items, lists status, leaves no process behind", async () => {
+    const script = mcpServerScript();
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 3 }, callId: "call_add" }] },
+        { items: [{ type: "message", text: "2 + 3 = 5." }] },
+      ],
+      { args: [...mcpArgs("calc", stdioTable(script)), ...mcpArgs("stubborn", stdioTable(script, `,"--stubborn"`))] },
+    );
+    await Promise.all([waitForStatus(server, "calc", "ready"), waitForStatus(server, "stubborn", "ready")]);
+    const threadId = await startThread(server);
+    const { completed } = await runTurn(server, threadId, "Add 2 and 3.");
+    expect(completed.params.turn.status).toBe("completed");
+
+    const offered = (mock.requests[0]!.body.tools as any[]).map((tool) => tool.name);
+    expect(offered).toEqual(expect.arrayContaining(["mcp__calc__add", "mcp__calc__slow", "mcp__stubborn__add", "exec_command"]));
+    const add = (mock.requests[0]!.body.tools as any[]).find((tool) => tool.name === "mcp__calc__add");
+    expect(add).toMatchObject({ type: "function", description: "Adds two numbers.", parameters: { type: "object", required: ["a", "b"] } });
+
+    const [started] = mcpItems(server, "item/started");
+    expect(started).toMatchObject({ id: "call_add", server: "calc", tool: "add", status: "inProgress", arguments: { a: 2, b: 3 } });
+    const [done] = mcpItems(server, "item/completed");
+    expect(done).toMatchObject({
+      id: "call_add",
+      server: "calc",
+      tool: "add",
+      status: "completed",
+      arguments: { a: 2, b: 3 },
+      result: { content: [{ type: "text", text: "The sum is 5" }] },
+      error: null,
+    });
+    expect(done.durationMs).toBeGreaterThanOrEqual(0);
+    expect(toolOutput(mock.requests[1]!.body, "call_add")).toBe("The sum is 5");
+    const read = await server.request("thread/read", { threadId, includeTurns: true });
+    expect(read.result.thread.turns[0].items.filter((item: any) => item.type === "mcpToolCall")).toHaveLength(1);
+
+    const listed = await server.request("mcpServerStatus/list", {});
+    expect(listed.result.nextCursor).toBeNull();
+    expect(listed.result.data.map((status: any) => [status.name, status.runtimeStatus])).toEqual([
+      ["calc", "connected"],
+      ["stubborn", "connected"],
+    ]);
+    expect(listed.result.data[0]).toMatchObject({
+      authStatus: "unsupported",
+      serverInfo: { name: "calc", version: "1.2.3" },
+      toolsError: null,
+      httpOrigin: null,
+      resources: [],
+      resourceTemplates: [],
+    });
+    expect(Object.keys(listed.result.data[0].tools).sort()).toEqual(["add", "slow"]);
+    expect(listed.result.data[0].tools.add).toMatchObject({ name: "add", description: "Adds two numbers.", inputSchema: { type: "object" } });
+    const first = await server.request("mcpServerStatus/list", { limit: 1 });
+    expect(first.result.data.map((status: any) => status.name)).toEqual(["calc"]);
+    const second = await server.request("mcpServerStatus/list", { limit: 1, cursor: first.result.nextCursor });
+    expect(second.result).toMatchObject({ data: [{ name: "stubborn" }], nextCursor: null });
+    const one = await server.request("mcpServerStatus/list", { serverName: "stubborn" });
+    expect(one.result.data.map((status: any) => status.name)).toEqual(["stubborn"]);
+
+    // The servers' stderr went to our log, never to stdout.
+    await server.waitForStderr("calc server up");
+    // The app-server's own command line names the script too (in its -c flags).
+    const mcpChildren = () => processesMatching(script).filter((line) => !line.includes("app-server"));
+    expect(mcpChildren()).toHaveLength(2);
+    const exit = await server.closeStdin();
+    expect(exit.code).toBe(0);
+    // The stubborn server ignored EOF and SIGTERM: it was killed.
+    expect(mcpChildren()).toEqual([]);
+  });
+
+  it("reports servers that cannot start, and turns go on without them", async () => {
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "Hi." }] }], {
+      args: [
+        ...mcpArgs("missing", `command="/nonexistent/mcp-server"`),
+        ...mcpArgs("quits", `command=${JSON.stringify(process.execPath)},args=["-e","process.exit(3)"]`),
+        ...mcpArgs("off", `command="/nonexistent/mcp-server",enabled=false`),
+        ...mcpArgs("http", `url="http://127.0.0.1:9/mcp",bearer_token_env_var="AAS_TEST_UNSET_TOKEN"`),
+      ],
+    });
+    const missing = await waitForStatus(server, "missing", "failed");
+    expect(missing.params.error).toBe("MCP server `missing` failed: could not run `/nonexistent/mcp-server`: no such file or directory");
+    const quits = await waitForStatus(server, "quits", "failed");
+    expect(quits.params.error).toBe("MCP server `quits` failed: the server exited (or closed its connection) before it finished starting");
+    const http = await waitForStatus(server, "http", "failed");
+    expect(http.params.error).toBe(
+      "MCP server `http` failed: environment variable AAS_TEST_UNSET_TOKEN (bearer_token_env_var of [mcp_servers.http]) is not set",
+    );
+
+    const threadId = await startThread(server);
+    const { completed } = await runTurn(server, threadId, "Hello.");
+    expect(completed.params.turn.status).toBe("completed");
+    expect((mock.requests[0]!.body.tools as any[]).filter((tool) => tool.name.startsWith("mcp__"))).toEqual([]);
+
+    const listed = await server.request("mcpServerStatus/list", {});
+    const byName = Object.fromEntries(listed.result.data.map((status: any) => [status.name, status]));
+    expect(Object.keys(byName)).toEqual(["http", "missing", "off", "quits"]);
+    expect(byName.missing).toMatchObject({ runtimeStatus: "failed", toolsError: missing.params.error, tools: {} });
+    expect(byName.off).toMatchObject({ runtimeStatus: "disabled", toolsError: null });
+    expect(byName.http).toMatchObject({ runtimeStatus: "failed", authStatus: "bearerToken", httpOrigin: "http://127.0.0.1:9" });
+    // A disabled server is never started, so it has no startup status.
+    expect(server.messages.some((m) => m.method === "mcpServer/startupStatus/updated" && m.params.name === "off")).toBe(false);
+  });
+
+  it("fails a call that outlives tool_timeout_sec, and an interrupt stops a call", async () => {
+    const script = mcpServerScript();
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "function_call", name: "mcp__calc__slow", arguments: "{}", callId: "call_timeout" }] },
+        { items: [{ type: "message", text: "It timed out." }] },
+        { items: [{ type: "function_call", name: "mcp__calc__slow", arguments: "", callId: "call_interrupted" }] },
+      ],
+      { args: mcpArgs("calc", `${stdioTable(script)},tool_timeout_sec=1`) },
+    );
+    await waitForStatus(server, "calc", "ready");
+    const threadId = await startThread(server);
+    const { completed } = await runTurn(server, threadId, "Be slow.");
+    expect(completed.params.turn.status).toBe("completed");
+    const [timedOut] = mcpItems(server, "item/completed");
+    const timeoutMessage = "MCP tool calc/slow failed: timed out after 1 s; raise tool_timeout_sec in [mcp_servers.calc] if the tool needs longer";
+    expect(timedOut).toMatchObject({ id: "call_timeout", status: "failed", result: null, error: { message: timeoutMessage } });
+    expect(timedOut.durationMs).toBeGreaterThanOrEqual(1000);
+    expect(toolOutput(mock.requests[1]!.body, "call_timeout")).toBe(timeoutMessage);
+
+    const turn = await server.request("turn/start", { threadId, input: [{ type: "text", text: "Be slow again." }] });
+    const turnId = turn.result.turn.id;
+    await server.waitFor((m) => m.method === "item/started" && m.params.item.id === "call_interrupted", "the second slow call");
+    const started = performance.now();
+    expect((await server.request("turn/interrupt", { threadId, turnId })).error).toBeUndefined();
+    const ended = await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "the interrupted turn");
+    expect(ended.params.turn.status).toBe("interrupted");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    const interrupted = mcpItems(server, "item/completed").find((item) => item.id === "call_interrupted");
+    expect(interrupted).toMatchObject({ status: "failed" });
+  });
+
+  it("connects to a streamable HTTP server with a bearer token", async () => {
+    const seenAuth: Array<string | undefined> = [];
+    const http = await serveHttpMcp(seenAuth);
+    try {
+      const { server, mock } = await launch(
+        [
+          { items: [{ type: "function_call", name: "mcp__web__echo", arguments: { text: "hi" }, callId: "call_echo" }] },
+          { items: [{ type: "message", text: "Echoed." }] },
+        ],
+        {
+          args: mcpArgs("web", `url="${http.url}",bearer_token_env_var="AAS_TEST_MCP_TOKEN"`),
+          env: { AAS_TEST_MCP_TOKEN: "s3cret" },
+        },
+      );
+      await waitForStatus(server, "web", "ready");
+      const threadId = await startThread(server);
+      const { completed } = await runTurn(server, threadId, "Echo hi.");
+      expect(completed.params.turn.status).toBe("completed");
+      expect(mcpItems(server, "item/completed")).toMatchObject([
+        { id: "call_echo", server: "web", tool: "echo", status: "completed", result: { content: [{ type: "text", text: "echo: hi" }], structuredContent: { echoed: "hi" } } },
+      ]);
+      expect(toolOutput(mock.requests[1]!.body, "call_echo")).toBe("echo: hi");
+      expect(seenAuth.length).toBeGreaterThan(0);
+      expect(new Set(seenAuth)).toEqual(new Set(["Bearer s3cret"]));
+      const listed = await server.request("mcpServerStatus/list", {});
+      expect(listed.result.data[0]).toMatchObject({ name: "web", runtimeStatus: "connected", authStatus: "bearerToken", httpOrigin: new URL(http.url).origin });
+    } finally {
+      await http.close();
+    }
+  });
+});
+
+/** A stateless streamable HTTP MCP server in this process with one `echo` tool; records each request's Authorization. */
+async function serveHttpMcp(seenAuth: Array<string | undefined>): Promise<{ url: string; close: () => Promise<void> }> {
+  const httpServer: Server = createServer((request, response) => {
+    seenAuth.push(request.headers.authorization);
+    if (request.method !== "POST") {
+      response.writeHead(405).end();
+      return;
+    }
+    const mcp = new McpServer({ name: "web", version: "0.0.1" });
+    mcp.registerTool(
+      "echo",
+      { description: "Echoes text.", inputSchema: { text: z.string() }, outputSchema: { echoed: z.string() } },
+      async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }], structuredContent: { echoed: text } }),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on("close", () => {
+      void transport.close();
+      void mcp.close();
+    });
+    void mcp.connect(transport).then(() => transport.handleRequest(request, response));
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => {
+      httpServer.closeAllConnections();
+      return new Promise((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
