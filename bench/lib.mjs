@@ -1,11 +1,33 @@
 // What the benchmarks share: a minimal JSONL client of a spawned server (any server that speaks
-// the protocol), medians, and process memory figures.
+// the protocol), the flags that point a server at the mock model, homes, medians, and process
+// memory figures.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+
+/** The `-c` flags (Codex config keys, which we share) that point an app-server at the mock model. */
+export const mockProviderFlags = (mockUrl) =>
+  [
+    `model_provider="mock"`,
+    `model_providers.mock={name="mock",base_url="${mockUrl}",wire_api="responses",request_max_retries=0,stream_max_retries=0}`,
+    `model="gpt-5.5"`,
+    `approval_policy="never"`,
+    `sandbox_mode="danger-full-access"`,
+  ].flatMap((flag) => ["-c", flag]);
+
+/**
+ * A fresh server home under $BENCH_HOME_BASE (default ~/.cache/agent-app-server-bench): not under
+ * the system temp dir, where codex cannot install its helper binaries and runs degraded.
+ */
+export function benchHome(prefix = "home-") {
+  const base = process.env.BENCH_HOME_BASE ?? path.join(os.homedir(), ".cache", "agent-app-server-bench");
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(path.join(base, prefix));
+}
 
 /** Spawns `command` (argv) and talks JSONL over its stdio; notifications go to `onNotification`. */
 export function startServer(command, env) {
@@ -53,6 +75,14 @@ export function startServer(command, env) {
       };
       listeners.add(listener);
     });
+  /** Starts a turn and resolves with its `turn/completed` notification; throws unless it completed. */
+  const turn = async (threadId, text) => {
+    const done = next((m) => m.method === "turn/completed" && m.params.threadId === threadId);
+    await request("turn/start", { threadId, input: [{ type: "text", text }] });
+    const completed = await done;
+    if (completed.params.turn.status !== "completed") throw new Error(`turn ${completed.params.turn.status}: ${JSON.stringify(completed.params.turn.error)}`);
+    return completed;
+  };
   const on = (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
@@ -64,7 +94,12 @@ export function startServer(command, env) {
       child.stdin.end();
       setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
     });
-  return { child, request, next, on, stop, initialize: () => request("initialize", { clientInfo: { name: "bench", title: "bench", version: "1.0.0" } }) };
+  const initialize = async () => {
+    const result = await request("initialize", { clientInfo: { name: "bench", title: "bench", version: "1.0.0" } });
+    child.stdin.write(JSON.stringify({ method: "initialized" }) + "\n");
+    return result;
+  };
+  return { child, request, next, on, turn, stop, initialize };
 }
 
 /** A field of /proc/<pid>/status in KiB (VmRSS, VmHWM), or null off Linux. */

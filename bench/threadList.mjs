@@ -19,7 +19,7 @@ const startServer = (home) => spawnServer([process.execPath, CLI, "app-server"],
 const home = mkdtempSync(path.join(os.tmpdir(), "aas-bench-list-"));
 try {
   const seed = startServer(home);
-  await seed.request("initialize", { clientInfo: { name: "bench", version: "1" } });
+  await seed.initialize();
   const seedStart = performance.now();
   for (let done = 0; done < THREADS; done += 50) {
     await Promise.all(Array.from({ length: Math.min(50, THREADS - done) }, () => seed.request("thread/start", { ephemeral: false })));
@@ -31,7 +31,7 @@ try {
   const warm = [];
   for (let run = 0; run < RUNS; run++) {
     const server = startServer(home);
-    await server.request("initialize", { clientInfo: { name: "bench", version: "1" } });
+    await server.initialize();
     let t = performance.now();
     const page = await server.request("thread/list", { limit: 25 });
     cold.push(performance.now() - t);
