@@ -25,6 +25,8 @@ export class ConfigWriteError extends Error {
   constructor(
     message: string,
     readonly kind: "invalidValue" | "versionConflict" | "badKeyPath",
+    /** For an invalid value: where, and what is wrong (as in -32602's `data.issues`). */
+    readonly issues: readonly { readonly path: string[]; readonly message: string }[] = [],
   ) {
     super(message);
     this.name = "ConfigWriteError";
@@ -89,10 +91,13 @@ export class ConfigStore {
       applyOverride(flags, override);
     }
     // The file must be valid on its own (a flag may hide a bad value today, not tomorrow), and under the flags.
-    const problem = Config.safeParse(user).error ?? Config.safeParse(merged).error;
+    const userProblem = Config.safeParse(user).error;
+    const problem = userProblem ?? Config.safeParse(merged).error;
     if (problem) {
-      const issue = problem.issues[0]!;
-      throw new ConfigWriteError(`invalid value at \`${issue.path.map(String).join(".")}\`: ${issue.message}`, "invalidValue");
+      const issues = problem.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
+      const [first] = issues;
+      const value = valueAt(userProblem ? user : merged, first!.path);
+      throw new ConfigWriteError(`invalid value at \`${first!.path.join(".")}\`: ${first!.message} (got ${JSON.stringify(value) ?? "nothing"})`, "invalidValue", issues);
     }
     const result = Config.parse(merged);
     const temp = path.join(path.dirname(this.file), `.config.toml.${randomUUID()}.tmp`);

@@ -223,6 +223,7 @@ export class ThreadManager<S extends object> {
     const copied: ThreadRecord[] = [];
     if (source.name !== null) copied.push({ type: "name", at, name: source.name });
     const cut = params.lastTurnId ? source.turns.findIndex((turn) => turn.id === params.lastTurnId) : source.turns.length - 1;
+    if (params.lastTurnId && cut === -1) throw invalidRequest(`turn ${params.lastTurnId} is not a turn of thread ${params.threadId}`);
     for (const turn of source.turns.slice(0, cut + 1)) {
       copied.push({ type: "turnStarted", at: turn.startedAtMs, turnId: turn.id });
       for (const item of turn.items) copied.push({ type: "item", at: turn.startedAtMs, turnId: turn.id, item });

@@ -40,7 +40,8 @@ describe("config writes", () => {
     const { server } = await launch([]);
     const bad = await server.request("config/value/write", { keyPath: "approval_policy", value: "sometimes", mergeStrategy: "replace" });
     expect(bad.error.code).toBe(-32602);
-    expect(bad.error.message).toMatch(/`approval_policy`/);
+    expect(bad.error.message).toMatch(/`approval_policy`.*\(got "sometimes"\)/);
+    expect(bad.error.data.issues[0].path).toEqual(["approval_policy"]);
     const batch = await server.request("config/batchWrite", {
       edits: [
         { keyPath: "model_reasoning_effort", value: "low", mergeStrategy: "replace" },

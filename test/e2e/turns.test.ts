@@ -324,6 +324,8 @@ describe("turns", () => {
     const source = await startThread(server);
     const first = await runTurn(server, source, "Q1");
     await runTurn(server, source, "Q2");
+    const unknownTurn = await server.request("thread/fork", { threadId: source, lastTurnId: "00000000-0000-7000-8000-000000000000" });
+    expect(unknownTurn.error).toMatchObject({ code: -32600, message: expect.stringMatching(/is not a turn of thread/) });
     const forked = await server.request("thread/fork", { threadId: source, lastTurnId: first.turnId });
     const fork = forked.result.thread.id;
     expect(forked.result.thread.turns.map((turn: any) => turn.id)).toEqual([first.turnId]);

@@ -62,5 +62,5 @@ export function configHandlers({ store, env }: ConfigDeps): ConfigHandlers {
 
 /** A bad value or key path is the request's fault (-32602); a version conflict is the state's (-32600). */
 function writeError(error: ConfigWriteError): RpcError {
-  return error.kind === "versionConflict" ? invalidRequest(error.message) : rpcError(ErrorCode.InvalidParams, error.message);
+  return error.kind === "versionConflict" ? invalidRequest(error.message) : rpcError(ErrorCode.InvalidParams, error.message, { issues: error.issues });
 }
