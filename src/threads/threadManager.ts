@@ -120,6 +120,9 @@ function loadedThread<S>(history: ThreadHistory, ephemeral: boolean, path: strin
   };
 }
 
+/** How long after a resume response the agent modules start loading. */
+const RESUME_WARM_UP_DELAY_MS = 100;
+
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
 const USABLE_CONTEXT_PERCENT = 95;
 
@@ -190,7 +193,8 @@ export class ThreadManager<S extends object> {
     return {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => {
-        warmUpAgent();
+        // The resume response can be megabytes; let it drain before the warm-up blocks the loop.
+        warmUpAgent(RESUME_WARM_UP_DELAY_MS);
         this.replayTokenUsage(loaded, [subscriber]);
         const goal = loaded.history.goal;
         if (goal) this.options.emit([subscriber], "thread/goal/updated", { threadId: params.threadId, turnId: null, goal });
