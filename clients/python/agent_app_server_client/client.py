@@ -169,14 +169,7 @@ class AppServerClient:
         unless ``initialize=False``. ``options`` go to the constructor."""
         argv = [*(command if command is not None else default_command()), *args]
         transport = await StdioTransport.spawn(argv, cwd=cwd, env=env, stderr=stderr, max_line_bytes=max_line_bytes)
-        client = cls(transport, **options)
-        if initialize:
-            try:
-                await client.initialize(client_info)
-            except BaseException:
-                await client.close()
-                raise
-        return client
+        return await cls._start(transport, client_info, initialize, options)
 
     @classmethod
     async def connect(
@@ -193,6 +186,13 @@ class AppServerClient:
         """Connects to ``agent-app-server --listen ws://…`` (needs the ``websockets`` package) and
         initializes; ``token`` is sent as ``Authorization: Bearer …``."""
         transport = await WebSocketTransport.connect(url, token=token, headers=headers, open_timeout=open_timeout)
+        return await cls._start(transport, client_info, initialize, options)
+
+    @classmethod
+    async def _start(
+        cls, transport: Any, client_info: Optional[Mapping[str, str]], initialize: bool, options: Mapping[str, Any]
+    ) -> "AppServerClient":
+        """Wraps a connected transport and initializes; a failed initialize closes the connection."""
         client = cls(transport, **options)
         if initialize:
             try:
