@@ -6,7 +6,8 @@ export default defineConfig({
     setupFiles: ["test/support/setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // End-to-end tests mostly wait on child processes and sockets, so more files than cores run well.
-    maxWorkers: 4,
+    // One test file per core: each end-to-end test runs servers, model mocks, shells and MCP servers
+    // of its own, and more files at once on a 2-core machine starve them past their timeouts.
+    maxWorkers: 2,
   },
 });
