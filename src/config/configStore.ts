@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parse, stringify } from "smol-toml";
+import { stringify } from "smol-toml";
 import { layerIdentity, type ConfigLayerIdentity, type ConfigLayerValues } from "./layers.js";
-import { applyOverride, type ConfigOverride } from "./overrides.js";
+import { layerConfig, readUserTable } from "./load.js";
+import type { ConfigOverride } from "./overrides.js";
 import { Config } from "./schema.js";
 
 /** One change to `config.toml`: a dotted key path (segments may be quoted), a value, and how to merge it. */
@@ -78,18 +79,13 @@ export class ConfigStore {
   }
 
   private async writeNow(edits: readonly ConfigEdit[], expectedVersion: string | null | undefined): Promise<ConfigWriteResult> {
-    const user = await readTable(this.file);
+    const user = await readUserTable(this.file);
     const before = layerIdentity({ source: { type: "user", file: this.file }, values: user }).version;
     if (expectedVersion && expectedVersion !== before) {
       throw new ConfigWriteError(`config.toml changed: expected version ${expectedVersion}, found ${before}; read the config again and retry`, "versionConflict");
     }
     for (const edit of edits) applyEdit(user, edit);
-    const merged = structuredClone(user);
-    const flags: Record<string, unknown> = {};
-    for (const override of this.overrides) {
-      applyOverride(merged, override);
-      applyOverride(flags, override);
-    }
+    const { merged, layers } = layerConfig(this.file, user, this.overrides);
     // The file must be valid on its own (a flag may hide a bad value today, not tomorrow), and under the flags.
     const userProblem = Config.safeParse(user).error;
     const problem = userProblem ?? Config.safeParse(merged).error;
@@ -103,31 +99,16 @@ export class ConfigStore {
     const temp = path.join(path.dirname(this.file), `.config.toml.${randomUUID()}.tmp`);
     await writeFile(temp, stringify(user), "utf8");
     await rename(temp, this.file);
-    const layers: ConfigLayerValues[] = [
-      { source: { type: "sessionFlags" }, values: flags },
-      { source: { type: "user", file: this.file }, values: user },
-    ];
     this.state = { config: this.finish(result), layers };
     // A `-c` flag on the same key still wins: say so, with the value in effect.
     const overridden = edits
-      .map((edit) => ({ keyPath: edit.keyPath, effective: valueAt(flags, parseKeyPath(edit.keyPath)) }))
+      .map((edit) => ({ keyPath: edit.keyPath, effective: valueAt(layers[0]!.values, parseKeyPath(edit.keyPath)) }))
       .find((entry) => entry.effective !== undefined);
     return {
       version: layerIdentity(layers[1]!).version,
       overridden: overridden ? { keyPath: overridden.keyPath, effectiveValue: overridden.effective, by: layerIdentity(layers[0]!) } : null,
     };
   }
-}
-
-async function readTable(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw error;
-  }
-  return parse(text) as Record<string, unknown>;
 }
 
 /** Splits `projects."/tmp/x".trust_level` into its segments. */

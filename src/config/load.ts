@@ -29,20 +29,39 @@ export interface LoadedConfig {
 export async function loadConfig(home: string, overrides: readonly ConfigOverride[] = []): Promise<LoadedConfig> {
   const file = path.join(home, "config.toml");
   const text = await readConfigText(file);
-  const user = parseToml(file, text);
-  const flags: Record<string, unknown> = {};
-  const raw = structuredClone(user);
-  for (const override of overrides) {
-    applyOverride(raw, override);
-    applyOverride(flags, override);
-  }
+  const { merged: raw, layers } = layerConfig(file, parseToml(file, text), overrides);
   const result = Config.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssue(file, text, overrides, result.error.issues[0]!));
-  const layers: ConfigLayerValues[] = [
-    { source: { type: "sessionFlags" }, values: flags },
-    { source: { type: "user", file }, values: user },
-  ];
   return { file, config: result.data, layers, warnings: unusedKeyWarnings(file, raw) };
+}
+
+/** Reads and parses `config.toml` as a plain table (an absent file is an empty one). */
+export async function readUserTable(file: string): Promise<Record<string, unknown>> {
+  return parseToml(file, await readConfigText(file));
+}
+
+/**
+ * The `-c` overrides laid over the user's table (unvalidated), and the two layers, highest
+ * precedence first: what both start-up and config writes build the effective config from.
+ */
+export function layerConfig(
+  file: string,
+  user: Record<string, unknown>,
+  overrides: readonly ConfigOverride[],
+): { readonly merged: Record<string, unknown>; readonly layers: ConfigLayerValues[] } {
+  const flags: Record<string, unknown> = {};
+  const merged = structuredClone(user);
+  for (const override of overrides) {
+    applyOverride(merged, override);
+    applyOverride(flags, override);
+  }
+  return {
+    merged,
+    layers: [
+      { source: { type: "sessionFlags" }, values: flags },
+      { source: { type: "user", file }, values: user },
+    ],
+  };
 }
 
 /** Codex configs carry many keys we do not read; say which, once, so a typo does not go unnoticed. */
