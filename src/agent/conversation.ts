@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One part of a message the model sees or wrote. */
 export const ContentPart = z.discriminatedUnion("type", [

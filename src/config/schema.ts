@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AskForApprovalInput, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
 
 /** A `[model_providers.<id>]` table, with Codex's keys. */

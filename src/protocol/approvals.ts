@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CommandAction } from "./items.js";
 
 /** A network rule the client may approve alongside a command. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DynamicToolCallOutputContentItem } from "./items.js";
 
 /** A tool a client declares for the model (`thread/start.dynamicTools`, experimental). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { SandboxPolicy } from "./policy.js";
 
 /** PTY size in character cells (only meaningful with `tty`). */

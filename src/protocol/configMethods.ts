@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Params of `model/list`. */
 export const ModelListParams = z.object({

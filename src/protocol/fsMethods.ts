@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * An absolute path, as Codex's `AbsolutePathBuf`. POSIX only: this server runs where its sandbox

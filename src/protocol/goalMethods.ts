@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Where a goal stands; `budgetLimited` stops new turns until the client raises the budget or resets the status. */
 export const ThreadGoalStatus = z.enum(["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]);

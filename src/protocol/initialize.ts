@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Who the client is; `name` becomes part of the user agent. */
 export const ClientInfo = z.object({

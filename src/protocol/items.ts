@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { UserInput } from "./userInput.js";
 
 /** What a command does, parsed best-effort for display. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResult } from "./jsonrpc.js";
 import { clientNotifications, clientRequests, serverNotifications, serverRequests } from "./methods.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A JSON-RPC request id as Codex accepts it: a string or an integer, never null or fractional. */
 export const RequestId = z.union([z.string(), z.number().int()]);

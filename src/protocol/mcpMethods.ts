@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** How far an MCP server got in starting, as `mcpServer/startupStatus/updated` reports it. */
 export const McpServerStartupState = z.enum(["starting", "ready", "failed", "cancelled"]);

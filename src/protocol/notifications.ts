@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { RequestId } from "./jsonrpc.js";
 import { ThreadItem } from "./items.js";
 import { Thread, ThreadReadState, ThreadStatus } from "./thread.js";

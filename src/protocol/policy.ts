@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** When the agent must ask the client before acting (`approvalPolicy`, kebab-case on the wire). */
 export const AskForApproval = z.union([

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Params of `account/read`. */
 export const GetAccountParams = z.object({ refreshToken: z.boolean().optional() });

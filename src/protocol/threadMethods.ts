@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
 import { DynamicToolSpec } from "./clientTools.js";
 import { Thread, ThreadReadState } from "./thread.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ThreadItem } from "./items.js";
 
 /** Lifecycle of a turn. */

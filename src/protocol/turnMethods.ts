@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ApprovalsReviewer, AskForApprovalInput, ReasoningEffort, ReasoningSummary, SandboxPolicy } from "./policy.js";
 import { Turn } from "./turn.js";
 import { UserInput } from "./userInput.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A UI span inside a text input; echoed back, never interpreted. */
 export const TextElement = z.object({

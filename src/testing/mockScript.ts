@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { issuePath } from "./issuePath.js";
 
 const CallId = z.string().optional();

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DynamicToolSpec } from "../protocol/clientTools.js";
 import { ThreadGoal } from "../protocol/goalMethods.js";
 import { ThreadItem } from "../protocol/items.js";

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Logger } from "../runtime/logger.js";
 import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { processesMatching } from "../support/processes.js";
 import type { ServerProcess } from "../support/serverProcess.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ContentPart, ToolCall } from "../conversation.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { Tool, ToolContext } from "../tools/tool.js";

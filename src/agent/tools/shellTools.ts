@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolCall } from "../conversation.js";
 import { execOutputText } from "../exec/commandOutput.js";
 import { runCommand, type CommandRequest } from "../exec/runCommand.js";

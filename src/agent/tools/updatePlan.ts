@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolCall } from "../conversation.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { parseArguments } from "./arguments.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ContentPart, ToolCall } from "../conversation.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";

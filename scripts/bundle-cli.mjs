@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Bundles the command-line server into dist/cli.js (+ dist/chunks/) after `tsc` has built dist/.
+// Resolving and compiling a few hundred ES modules (zod, vscode-jsonrpc, pino, the openai SDK)
+// was most of start-up; one file per lazy boundary loads several times faster. Dynamic
+// `import()`s stay lazy: each becomes a chunk loaded on first use. The library entry points
+// (dist/index.js, dist/client, dist/testing) stay tsc's unbundled modules.
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const chunks = path.join(root, "dist", "chunks");
+rmSync(chunks, { recursive: true, force: true });
+
+await build({
+  entryPoints: { cli: path.join(root, "src", "cli.ts") },
+  outdir: path.join(root, "dist"),
+  // Chunks sit one folder below dist/, like tsc's modules, so `new URL("../cli.js", import.meta.url)` holds in both.
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // CommonJS dependencies (pino, vscode-jsonrpc, ws) call require() for Node's built-ins.
+  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+  sourcemap: "linked",
+  logLevel: "warning",
+});
