@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const chunks = path.join(root, "dist", "chunks");
 rmSync(chunks, { recursive: true, force: true });
 
-await build({
+const { metafile } = await build({
   entryPoints: { cli: path.join(root, "src", "cli.ts") },
   outdir: path.join(root, "dist"),
   // Chunks sit one folder below dist/, like tsc's modules, so `new URL("../cli.js", import.meta.url)` holds in both.
@@ -27,4 +27,16 @@ await build({
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   sourcemap: "linked",
   logLevel: "warning",
+  metafile: true,
 });
+
+// `import { z } from "zod"` holds zod's whole namespace, 360 KB of locales included; `import * as z`
+// lets the bundle keep only what is used. Fail the build rather than let start-up regress silently.
+const locales = Object.values(metafile.outputs)
+  .flatMap((output) => Object.entries(output.inputs))
+  .filter(([input, { bytesInOutput }]) => bytesInOutput > 0 && /zod\/v4\/locales\/(?!en\.js)/.test(input))
+  .map(([input]) => input);
+if (locales.length > 0) {
+  console.error(`bundle-cli: zod locales in the bundle (${locales.length} files, e.g. ${locales[0]}): import zod as \`import * as z from "zod"\``);
+  process.exit(1);
+}
