@@ -52,9 +52,11 @@ export async function compactHistory(
   };
   const texts: string[] = [];
   let usage: ModelUsage | null = null;
-  for await (const event of sample(client, request, provider, signal)) {
-    if (event.type === "messageDone") texts.push(event.text);
-    else if (event.type === "completed") usage = event.usage;
+  for await (const events of sample(client, request, provider, signal)) {
+    for (const event of events) {
+      if (event.type === "messageDone") texts.push(event.text);
+      else if (event.type === "completed") usage = event.usage;
+    }
   }
   const summary = texts.join("\n").trim() || "(the model gave no summary)";
   return {

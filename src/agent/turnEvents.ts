@@ -22,5 +22,9 @@ export type TurnEvent =
   /** One model response's token usage. */
   | { readonly type: "usage"; readonly usage: ModelUsage };
 
-/** Where a turn's events go; awaiting it keeps the order and lets storage apply backpressure. */
-export type TurnEmitter = (event: TurnEvent) => Promise<void>;
+/**
+ * Where a turn's events go, in order. Notifications go out before it returns (no promise: a
+ * stream of deltas pays for no await); events that store something return a promise, and awaiting
+ * it lets storage apply backpressure.
+ */
+export type TurnEmitter = (event: TurnEvent) => Promise<void> | void;

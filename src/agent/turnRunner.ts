@@ -218,7 +218,13 @@ async function sampleWithRetries(
   for (let retry = 0; ; retry++) {
     const attempt = new ResponseAttempt(job, record);
     try {
-      for await (const event of sample(client, request, provider, job.signal)) await attempt.handle(event);
+      for await (const events of sample(client, request, provider, job.signal)) {
+        for (const event of events) {
+          // Deltas go out at once; only events that store something are waited for.
+          const stored = attempt.handle(event);
+          if (stored) await stored;
+        }
+      }
       return { calls: attempt.calls, usage: attempt.usage };
     } catch (error) {
       if (job.signal.aborted) throw job.signal.reason;
@@ -254,52 +260,42 @@ class ResponseAttempt {
     private readonly record: (items: ConversationItem[]) => Promise<void>,
   ) {}
 
-  async handle(event: ModelEvent): Promise<void> {
+  /** Acts on one model event; returns a promise only when there is something to wait for. */
+  handle(event: ModelEvent): Promise<void> | void {
     const { job } = this;
-    const base = { threadId: job.threadId, turnId: job.turnId };
     switch (event.type) {
       case "messageStarted":
-        await this.start(agentMessage(event.id, ""));
-        return;
+        return this.start(agentMessage(event.id, ""));
       case "textDelta":
-        await job.emit({ type: "notify", method: "item/agentMessage/delta", params: { ...base, itemId: event.id, delta: event.delta } });
-        return;
+        return job.emit({
+          type: "notify",
+          method: "item/agentMessage/delta",
+          params: { threadId: job.threadId, turnId: job.turnId, itemId: event.id, delta: event.delta },
+        });
       case "messageDone":
-        if (!this.open.has(event.id)) await this.start(agentMessage(event.id, ""));
-        await this.complete(agentMessage(event.id, event.text));
-        await this.record([{ type: "message", role: "assistant", content: [{ type: "output_text", text: event.text }] }]);
-        return;
+        return this.finishMessage(event.id, event.text);
       case "reasoningStarted":
-        await this.start({ type: "reasoning", id: event.id, summary: [], content: [] });
-        return;
+        return this.start({ type: "reasoning", id: event.id, summary: [], content: [] });
       case "summaryPartAdded":
-        await job.emit({
+        return job.emit({
           type: "notify",
           method: "item/reasoning/summaryPartAdded",
-          params: { ...base, itemId: event.id, summaryIndex: event.index },
+          params: { threadId: job.threadId, turnId: job.turnId, itemId: event.id, summaryIndex: event.index },
         });
-        return;
       case "summaryDelta":
-        await job.emit({
+        return job.emit({
           type: "notify",
           method: "item/reasoning/summaryTextDelta",
-          params: { ...base, itemId: event.id, delta: event.delta, summaryIndex: event.index },
+          params: { threadId: job.threadId, turnId: job.turnId, itemId: event.id, delta: event.delta, summaryIndex: event.index },
         });
-        return;
       case "reasoningTextDelta":
-        await job.emit({
+        return job.emit({
           type: "notify",
           method: "item/reasoning/textDelta",
-          params: { ...base, itemId: event.id, delta: event.delta, contentIndex: event.index },
+          params: { threadId: job.threadId, turnId: job.turnId, itemId: event.id, delta: event.delta, contentIndex: event.index },
         });
-        return;
-      case "reasoningDone": {
-        const { id, summary, content } = event.item;
-        if (!this.open.has(id)) await this.start({ type: "reasoning", id, summary: [], content: [] });
-        await this.complete({ type: "reasoning", id, summary, content: content ?? [] });
-        await this.record([event.item]);
-        return;
-      }
+      case "reasoningDone":
+        return this.finishReasoning(event.item);
       case "toolCall":
         this.calls.push(event.call);
         return;
@@ -307,6 +303,19 @@ class ResponseAttempt {
         this.usage = event.usage;
         return;
     }
+  }
+
+  private async finishMessage(id: string, text: string): Promise<void> {
+    if (!this.open.has(id)) await this.start(agentMessage(id, ""));
+    await this.complete(agentMessage(id, text));
+    await this.record([{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }]);
+  }
+
+  private async finishReasoning(item: Extract<ConversationItem, { type: "reasoning" }>): Promise<void> {
+    const { id, summary, content } = item;
+    if (!this.open.has(id)) await this.start({ type: "reasoning", id, summary: [], content: [] });
+    await this.complete({ type: "reasoning", id, summary, content: content ?? [] });
+    await this.record([item]);
   }
 
   /** The stream broke: items it had started are completed with what arrived; the retry streams new ones. */

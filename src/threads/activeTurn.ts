@@ -14,6 +14,7 @@ import type { ClientAsker } from "../agent/clientAsker.js";
 import type { ThreadActiveFlag } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import type { Clock } from "../runtime/clock.js";
+import { OpenItems } from "./openItems.js";
 import type { ThreadRecord } from "./records.js";
 
 /** What an active turn needs from its thread: a way to notify subscribers and to store records. */
@@ -56,7 +57,7 @@ const ABORTED_NOTE =
 export class ActiveTurn {
   readonly controller = new AbortController();
   private readonly queue: PendingInput[] = [];
-  private readonly open = new Map<string, ThreadItem>();
+  private readonly open = new OpenItems();
   private lastAgentMessage: ThreadItem | null = null;
   private closed = false;
   private ended = false;
@@ -102,34 +103,40 @@ export class ActiveTurn {
     return taken;
   }
 
-  /** The runner's emitter. */
-  readonly emit = async (event: TurnEvent): Promise<void> => {
+  /** The runner's emitter: notifications go out at once, events that store something return a promise. */
+  readonly emit = (event: TurnEvent): Promise<void> | void => {
     if (this.ended) return;
-    const base = { threadId: this.threadId, turnId: this.id };
     switch (event.type) {
+      case "notify":
+        this.open.track(event);
+        this.host.notify(event.method, event.params as never);
+        return;
       case "itemStarted": {
         const startedAtMs = this.host.clock.nowMs();
         const item: ThreadItem = { ...event.item, startedAtMs, completedAtMs: null };
-        this.open.set(item.id, item);
-        this.host.notify("item/started", { ...base, item, startedAtMs });
+        this.open.add(item);
+        this.host.notify("item/started", { threadId: this.threadId, turnId: this.id, item, startedAtMs });
         return;
       }
+      default:
+        return this.store(event);
+    }
+  };
+
+  private async store(event: Exclude<TurnEvent, { type: "notify" | "itemStarted" }>): Promise<void> {
+    switch (event.type) {
       case "itemCompleted":
         await this.complete(event.item);
         return;
       case "completeOpenItems":
-        for (const item of [...this.open.values()]) await this.complete(item);
-        return;
-      case "notify":
-        this.track(event);
-        this.host.notify(event.method, event.params as never);
+        for (const item of this.open.current()) await this.complete(item);
         return;
       case "history":
         await this.host.write({ type: "model", at: this.host.clock.nowMs(), turnId: this.id, items: [...event.items] }, false);
         return;
       case "compacted":
         await this.host.write({ type: "compacted", at: this.host.clock.nowMs(), turnId: this.id, items: [...event.items] }, true);
-        this.host.notify("thread/compacted", base);
+        this.host.notify("thread/compacted", { threadId: this.threadId, turnId: this.id });
         return;
       case "usage": {
         this.tokensUsed += event.usage.totalTokens;
@@ -139,11 +146,11 @@ export class ActiveTurn {
         return;
       }
     }
-  };
+  }
 
   /** Items started and not yet completed, as a client joining mid-turn needs them. */
   openItems(): ThreadItem[] {
-    return [...this.open.values()];
+    return this.open.current();
   }
 
   /** Requests still waiting for an answer. */
@@ -157,7 +164,7 @@ export class ActiveTurn {
       threadId: this.threadId,
       turnId: this.id,
       itemId: request.itemId,
-      startedAtMs: this.open.get(request.itemId)?.startedAtMs ?? this.host.clock.nowMs(),
+      startedAtMs: this.open.startedAtMs(request.itemId) ?? this.host.clock.nowMs(),
       reason: request.reason,
     };
     const answer =
@@ -243,7 +250,7 @@ export class ActiveTurn {
     this.requests.clear();
     for (const id of this.withdrawn) this.host.withdraw(id);
     const partial: ConversationItem[] = [];
-    for (const item of [...this.open.values()]) {
+    for (const item of this.open.current()) {
       if (item.type === "agentMessage" && item.text) partial.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.text }] });
       // A tool cut short did not finish: never ran if it waited for approval, failed if it was running.
       const status = awaitingApproval.has(item.id) ? "declined" : "failed";
@@ -273,32 +280,12 @@ export class ActiveTurn {
 
   private async complete(item: ThreadItem): Promise<void> {
     const completedAtMs = this.host.clock.nowMs();
-    const startedAtMs = this.open.get(item.id)?.startedAtMs ?? completedAtMs;
+    const startedAtMs = this.open.startedAtMs(item.id) ?? completedAtMs;
     this.open.delete(item.id);
     const done: ThreadItem = { ...item, startedAtMs, completedAtMs };
     if (done.type === "agentMessage") this.lastAgentMessage = done;
     await this.host.write({ type: "item", at: completedAtMs, turnId: this.id, item: done }, false);
     this.host.notify("item/completed", { threadId: this.threadId, turnId: this.id, item: done, completedAtMs, contentTokenCount: null });
-  }
-
-  /** Keeps open items current with their deltas, so an item completed at interrupt carries what streamed. */
-  private track(event: Extract<TurnEvent, { type: "notify" }>): void {
-    if (event.method === "item/agentMessage/delta") {
-      const item = this.open.get(event.params.itemId);
-      if (item?.type === "agentMessage") this.open.set(item.id, { ...item, text: item.text + event.params.delta });
-    } else if (event.method === "item/reasoning/summaryTextDelta") {
-      const item = this.open.get(event.params.itemId);
-      if (item?.type === "reasoning") {
-        const summary = [...(item.summary ?? [])];
-        summary[event.params.summaryIndex] = (summary[event.params.summaryIndex] ?? "") + event.params.delta;
-        this.open.set(item.id, { ...item, summary: summary.map((part) => part ?? "") });
-      }
-    } else if (event.method === "item/commandExecution/outputDelta") {
-      const item = this.open.get(event.params.itemId);
-      if (item?.type === "commandExecution") {
-        this.open.set(item.id, { ...item, aggregatedOutput: (item.aggregatedOutput ?? "") + event.params.delta });
-      }
-    }
   }
 }
 

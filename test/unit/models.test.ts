@@ -65,33 +65,3 @@ describe("mock model scripts", () => {
     expect(parseMockScript({ responses: [{ items: [{ type: "message", text: "hi" }] }] })).toHaveLength(1);
   });
 });
-
-describe("SSE regrouping for the openai SDK", () => {
-  async function regroup(chunks: string[]): Promise<string[]> {
-    const { sseEventChunks } = await import("../../src/agent/model/sseChunks.js");
-    const encoder = new TextEncoder();
-    const source = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-        controller.close();
-      },
-    });
-    const out: string[] = [];
-    const decoder = new TextDecoder();
-    for await (const chunk of source.pipeThrough(sseEventChunks()) as unknown as AsyncIterable<Uint8Array>) out.push(decoder.decode(chunk));
-    return out;
-  }
-
-  it("hands on whole events only, whatever the network chunking, and loses no byte", async () => {
-    const events = ["data: {\"a\":1}\n\n", "event: x\ndata: {\"b\":2}\n\n", "data: {\"c\":3}\r\n\r\n"];
-    const text = events.join("");
-    for (const size of [1, 2, 3, 7, 16, text.length]) {
-      const chunks: string[] = [];
-      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
-      const out = await regroup(chunks);
-      expect(out.join("")).toBe(text);
-      for (const chunk of out) expect(chunk.endsWith("\n\n") || chunk.endsWith("\r\n\r\n")).toBe(true);
-    }
-    expect(await regroup(["data: 1\n\ndata: par", "tial"])).toEqual(["data: 1\n\n", "data: partial"]);
-  });
-});

@@ -1,7 +1,8 @@
 import type { ConversationItem, ToolCall } from "../conversation.js";
-import { modelUsage, type ModelClient, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
+import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
 import { sdkModelClient, type WireStream } from "./openaiClient.js";
+import { ssePayloads } from "./ssePayloads.js";
 import type { ProviderSettings } from "./providers.js";
 
 /** Fields of a Chat Completions stream chunk we read, including the reasoning fields OSS servers add. */
@@ -59,7 +60,7 @@ const streamChat: WireStream = async function* (client, request, signal, opened)
       json_schema: { name: "codex_output_schema", strict: true, schema: request.outputSchema },
     };
   }
-  const stream = (await client.chat.completions.create(body as never, { signal })) as unknown as AsyncIterable<ChatChunk>;
+  const response = await client.chat.completions.create(body as never, { signal }).asResponse();
   opened();
   let messageId: string | null = null;
   let reasoningId: string | null = null;
@@ -69,51 +70,57 @@ const streamChat: WireStream = async function* (client, request, signal, opened)
   let usage: ModelUsage | null = null;
   const calls: PendingCall[] = [];
   let base = "chat";
-  for await (const chunk of stream) {
-    if (chunk.id) base = chunk.id;
-    if (chunk.usage) usage = toUsage(chunk.usage);
-    for (const choice of chunk.choices ?? []) {
-      const delta = choice.delta ?? {};
-      const thought = delta.reasoning_content ?? delta.reasoning;
-      if (thought) {
-        if (!reasoningId) {
-          reasoningId = `rs_${base}`;
-          yield { type: "reasoningStarted", id: reasoningId };
+  for await (const payloads of ssePayloads(response.body)) {
+    const events: ModelEvent[] = [];
+    for (const chunk of payloads as ChatChunk[]) {
+      if (chunk.id) base = chunk.id;
+      if (chunk.usage) usage = toUsage(chunk.usage);
+      for (const choice of chunk.choices ?? []) {
+        const delta = choice.delta ?? {};
+        const thought = delta.reasoning_content ?? delta.reasoning;
+        if (thought) {
+          if (!reasoningId) {
+            reasoningId = `rs_${base}`;
+            events.push({ type: "reasoningStarted", id: reasoningId });
+          }
+          reasoning += thought;
+          events.push({ type: "reasoningTextDelta", id: reasoningId, index: 0, delta: thought });
         }
-        reasoning += thought;
-        yield { type: "reasoningTextDelta", id: reasoningId, index: 0, delta: thought };
-      }
-      if (delta.content) {
-        if (!messageId) {
-          messageId = `msg_${base}`;
-          yield { type: "messageStarted", id: messageId };
+        if (delta.content) {
+          if (!messageId) {
+            messageId = `msg_${base}`;
+            events.push({ type: "messageStarted", id: messageId });
+          }
+          text += delta.content;
+          events.push({ type: "textDelta", id: messageId, delta: delta.content });
         }
-        text += delta.content;
-        yield { type: "textDelta", id: messageId, delta: delta.content };
+        for (const part of delta.tool_calls ?? []) {
+          const index = part.index ?? calls.length;
+          calls[index] ??= { id: "", name: "", arguments: "" };
+          const call = calls[index]!;
+          if (part.id) call.id = part.id;
+          if (part.function?.name) call.name += part.function.name;
+          if (part.function?.arguments) call.arguments += part.function.arguments;
+        }
+        if (choice.finish_reason) finished = true;
       }
-      for (const part of delta.tool_calls ?? []) {
-        const index = part.index ?? calls.length;
-        calls[index] ??= { id: "", name: "", arguments: "" };
-        const call = calls[index]!;
-        if (part.id) call.id = part.id;
-        if (part.function?.name) call.name += part.function.name;
-        if (part.function?.arguments) call.arguments += part.function.arguments;
-      }
-      if (choice.finish_reason) finished = true;
     }
+    if (events.length > 0) yield events;
   }
   if (!finished) {
     throw new ModelError("stream closed before a finish_reason", "stream", {
       responseStreamDisconnected: { httpStatusCode: null },
     });
   }
-  if (reasoningId) yield { type: "reasoningDone", item: { type: "reasoning", id: reasoningId, summary: [], content: [reasoning] } };
-  if (messageId) yield { type: "messageDone", id: messageId, text };
+  const events: ModelEvent[] = [];
+  if (reasoningId) events.push({ type: "reasoningDone", item: { type: "reasoning", id: reasoningId, summary: [], content: [reasoning] } });
+  if (messageId) events.push({ type: "messageDone", id: messageId, text });
   for (const [index, call] of calls.entries()) {
     if (!call) continue;
-    yield { type: "toolCall", call: toToolCall(call, `call_${base}_${index}`, customTools) };
+    events.push({ type: "toolCall", call: toToolCall(call, `call_${base}_${index}`, customTools) });
   }
-  yield { type: "completed", usage };
+  events.push({ type: "completed", usage });
+  yield events;
 };
 
 function toToolCall(call: PendingCall, fallbackId: string, customTools: ReadonlySet<string>): ToolCall {

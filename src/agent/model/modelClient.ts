@@ -68,5 +68,6 @@ export type ModelEvent =
 export interface ModelClient {
   /** Loads what the client needs (the SDK) so that time is not counted against the stream. */
   prepare(): Promise<void>;
-  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** The response's events in order, in batches: those that arrived together come together. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<readonly ModelEvent[]>;
 }

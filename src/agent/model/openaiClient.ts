@@ -1,7 +1,6 @@
 import type OpenAI from "openai";
 import type { ModelClient, ModelEvent, ModelRequest } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
-import { sseFriendlyFetch } from "./sseChunks.js";
 import type { ProviderSettings } from "./providers.js";
 
 /**
@@ -17,12 +16,14 @@ export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
     defaultQuery: provider.query,
     maxRetries: 0,
     timeout: provider.streamIdleTimeoutMs,
-    fetch: sseFriendlyFetch,
   });
 }
 
-/** One wire's streaming call: `opened()` is called once the HTTP response is there (errors after it are stream errors). */
-export type WireStream = (sdk: OpenAI, request: ModelRequest, signal: AbortSignal, opened: () => void) => AsyncIterable<ModelEvent>;
+/**
+ * One wire's streaming call, yielding the model events of each network chunk: `opened()` is called
+ * once the HTTP response is there (errors after it are stream errors).
+ */
+export type WireStream = (sdk: OpenAI, request: ModelRequest, signal: AbortSignal, opened: () => void) => AsyncIterable<readonly ModelEvent[]>;
 
 /** A model client over the openai SDK: loads it once, runs the wire's stream, turns whatever fails into a ModelError. */
 export function sdkModelClient(provider: ProviderSettings, wire: WireStream): ModelClient {

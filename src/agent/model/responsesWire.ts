@@ -2,6 +2,7 @@ import type { ConversationItem } from "../conversation.js";
 import { modelUsage, type ModelClient, type ModelEvent, type ModelUsage, type ToolSpec } from "./modelClient.js";
 import { ModelError } from "./modelError.js";
 import { sdkModelClient, type WireStream } from "./openaiClient.js";
+import { ssePayloads } from "./ssePayloads.js";
 import type { ProviderSettings } from "./providers.js";
 
 /** Fields of the Responses stream events we read; the SDK's types are narrower than what servers send. */
@@ -61,80 +62,89 @@ const streamResponses: WireStream = async function* (client, request, signal, op
   if (request.outputSchema !== undefined && request.outputSchema !== null) {
     body.text = { format: { type: "json_schema", strict: true, name: "codex_output_schema", schema: request.outputSchema } };
   }
-  const stream = (await client.responses.create(body as never, { signal })) as unknown as AsyncIterable<StreamEvent>;
+  const response = await client.responses.create(body as never, { signal }).asResponse();
   opened();
   const parts = new Map<string, number>();
-  for await (const event of stream) {
-    const completed = yield* translate(event, parts);
-    if (completed) return;
+  for await (const payloads of ssePayloads(response.body)) {
+    const events: ModelEvent[] = [];
+    for (const payload of payloads) {
+      const outcome = translate(payload as StreamEvent, parts, events);
+      if (outcome === "more") continue;
+      if (events.length > 0) yield events;
+      if (outcome === "completed") return;
+      throw outcome;
+    }
+    if (events.length > 0) yield events;
   }
   throw new ModelError("stream closed before response.completed", "stream", {
     responseStreamDisconnected: { httpStatusCode: null },
   });
 };
 
-/** Yields the model events of one stream event; returns true once the response is complete. */
-function* translate(event: StreamEvent, parts: Map<string, number>): Generator<ModelEvent, boolean> {
+/** Appends the model events of one stream event to `events`; says whether more are to come, or how the response ended. */
+function translate(event: StreamEvent, parts: Map<string, number>, events: ModelEvent[]): "more" | "completed" | ModelError {
   switch (event.type) {
     case "response.output_item.added":
-      if (event.item?.type === "message" && event.item.id) yield { type: "messageStarted", id: event.item.id };
-      if (event.item?.type === "reasoning" && event.item.id) yield { type: "reasoningStarted", id: event.item.id };
-      return false;
+      if (event.item?.type === "message" && event.item.id) events.push({ type: "messageStarted", id: event.item.id });
+      if (event.item?.type === "reasoning" && event.item.id) events.push({ type: "reasoningStarted", id: event.item.id });
+      return "more";
     case "response.output_text.delta":
-      if (event.item_id && event.delta) yield { type: "textDelta", id: event.item_id, delta: event.delta };
-      return false;
+      if (event.item_id && event.delta) events.push({ type: "textDelta", id: event.item_id, delta: event.delta });
+      return "more";
     case "response.reasoning_summary_part.added":
     case "response.reasoning_summary_text.delta": {
       const id = event.item_id ?? "";
       const index = event.summary_index ?? 0;
       if ((parts.get(id) ?? -1) < index) {
         parts.set(id, index);
-        yield { type: "summaryPartAdded", id, index };
+        events.push({ type: "summaryPartAdded", id, index });
       }
       if (event.type === "response.reasoning_summary_text.delta" && event.delta) {
-        yield { type: "summaryDelta", id, index, delta: event.delta };
+        events.push({ type: "summaryDelta", id, index, delta: event.delta });
       }
-      return false;
+      return "more";
     }
     case "response.reasoning_text.delta":
       if (event.item_id && event.delta) {
-        yield { type: "reasoningTextDelta", id: event.item_id, index: event.content_index ?? 0, delta: event.delta };
+        events.push({ type: "reasoningTextDelta", id: event.item_id, index: event.content_index ?? 0, delta: event.delta });
       }
-      return false;
-    case "response.output_item.done":
-      if (event.item) yield* fromOutputItem(event.item);
-      return false;
+      return "more";
+    case "response.output_item.done": {
+      const done = event.item && fromOutputItem(event.item);
+      if (done) events.push(done);
+      return "more";
+    }
     case "response.completed":
     case "response.incomplete":
-      yield { type: "completed", usage: toUsage(event.response?.usage) };
-      return true;
+      events.push({ type: "completed", usage: toUsage(event.response?.usage) });
+      return "completed";
     case "response.failed": {
       const error = event.response?.error;
       if (error?.code === "context_length_exceeded") {
-        throw new ModelError(error.message ?? "context window exceeded", "fatal", "contextWindowExceeded");
+        return new ModelError(error.message ?? "context window exceeded", "fatal", "contextWindowExceeded");
       }
-      throw new ModelError(error?.message ?? "the model response failed", "stream", {
+      return new ModelError(error?.message ?? "the model response failed", "stream", {
         responseStreamDisconnected: { httpStatusCode: null },
       });
     }
     case "error":
-      throw new ModelError(event.message ?? "the model stream reported an error", "stream", {
+      return new ModelError(event.message ?? "the model stream reported an error", "stream", {
         responseStreamDisconnected: { httpStatusCode: null },
       });
     default:
-      return false;
+      return "more";
   }
 }
 
-function* fromOutputItem(item: OutputItem): Generator<ModelEvent> {
+/** The model event of a finished output item; null for items we do not act on. */
+function fromOutputItem(item: OutputItem): ModelEvent | null {
   switch (item.type) {
     case "message": {
       const text = (item.content ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
-      yield { type: "messageDone", id: item.id ?? "", text };
-      return;
+      return { type: "messageDone", id: item.id ?? "", text };
     }
     case "reasoning":
-      yield {
+      return {
         type: "reasoningDone",
         item: {
           type: "reasoning",
@@ -144,19 +154,18 @@ function* fromOutputItem(item: OutputItem): Generator<ModelEvent> {
           encryptedContent: item.encrypted_content ?? null,
         },
       };
-      return;
     case "function_call":
-      yield {
+      return {
         type: "toolCall",
         call: { type: "function_call", callId: item.call_id ?? item.id ?? "", name: item.name ?? "", arguments: item.arguments ?? "" },
       };
-      return;
     case "custom_tool_call":
-      yield {
+      return {
         type: "toolCall",
         call: { type: "custom_tool_call", callId: item.call_id ?? item.id ?? "", name: item.name ?? "", input: item.input ?? "" },
       };
-      return;
+    default:
+      return null;
   }
 }
 

@@ -23,38 +23,35 @@ export async function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * One model call: HTTP-level failures before the stream opens are retried silently up to
- * `request_max_retries`; a stream that yields nothing for `stream_idle_timeout_ms` fails as a
- * stream error (the caller decides whether to retry it, and says so).
+ * One model call, its events in batches as they arrive: HTTP-level failures before the stream
+ * opens are retried silently up to `request_max_retries`; a stream that yields nothing for
+ * `stream_idle_timeout_ms` fails as a stream error (the caller decides whether to retry it, and
+ * says so).
  */
 export async function* sample(
   client: ModelClient,
   request: ModelRequest,
   provider: ProviderSettings,
   signal: AbortSignal,
-): AsyncIterable<ModelEvent> {
+): AsyncIterable<readonly ModelEvent[]> {
   await client.prepare();
   for (let attempt = 0; ; attempt++) {
     const idle = new AbortController();
     const combined = AbortSignal.any([signal, idle.signal]);
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        idle.abort(
-          new ModelError(`the model stream was idle for ${provider.streamIdleTimeoutMs} ms`, "stream", {
-            responseStreamDisconnected: { httpStatusCode: null },
-          }),
-        );
-      }, provider.streamIdleTimeoutMs);
-    };
+    const timer = setTimeout(() => {
+      idle.abort(
+        new ModelError(`the model stream was idle for ${provider.streamIdleTimeoutMs} ms`, "stream", {
+          responseStreamDisconnected: { httpStatusCode: null },
+        }),
+      );
+    }, provider.streamIdleTimeoutMs);
     let yielded = false;
     try {
-      arm();
-      for await (const event of client.stream(request, combined)) {
+      for await (const events of client.stream(request, combined)) {
         yielded = true;
-        arm();
-        yield event;
+        // Restarts the countdown without a new timer: this runs for every batch.
+        timer.refresh();
+        yield events;
       }
       return;
     } catch (error) {
