@@ -20,8 +20,9 @@ import type { SessionAudit, SessionLog } from "./sessionAudit.js";
 /** Notifications Codex sends only to clients that opted into its experimental API (observed: unread tracking). */
 const EXPERIMENTAL_NOTIFICATIONS: ReadonlySet<string> = new Set(["thread/readState/changed"]);
 
-/** A server notification built once and fanned out to every subscribed connection. */
+/** A server notification built once, as the JSON-RPC message it is, and fanned out to every subscribed connection. */
 export interface OutgoingNotification {
+  readonly jsonrpc: "2.0";
   readonly method: string;
   readonly params: unknown;
   readonly emittedAtMs: number;
@@ -124,7 +125,7 @@ export class ClientConnection {
   notify(notification: OutgoingNotification): Promise<void> {
     if (this.outputClosed || this.session?.optOutNotificationMethods.has(notification.method)) return Promise.resolve();
     if (EXPERIMENTAL_NOTIFICATIONS.has(notification.method) && !this.session?.experimentalApi) return Promise.resolve();
-    return this.writer.write({ jsonrpc: "2.0", ...notification } as Message);
+    return this.writer.write(notification as Message);
   }
 
   /** Sends a server → client request and resolves with the client's validated answer. */

@@ -8,5 +8,5 @@ export function createNotification<M extends ServerNotificationMethod>(
   method: M,
   params: ServerNotificationParams<M>,
 ): OutgoingNotification {
-  return { method, params, emittedAtMs: clock.nowMs() };
+  return { jsonrpc: "2.0", method, params, emittedAtMs: clock.nowMs() };
 }

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { AbstractMessageWriter, Emitter, type Event, type Message, type MessageWriter } from "vscode-jsonrpc/node";
+import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-jsonrpc/node";
 
 // Pending output above this many characters is written at once rather than at the end of the tick.
 const PENDING_LIMIT = 64 * 1024;
@@ -18,15 +18,14 @@ export interface NewlineWriterOptions {
  */
 export class NewlineMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private readonly includeJsonrpc: boolean;
-  private readonly writtenEmitter = new Emitter<Message>();
+  // Plain listeners, not an Emitter: this runs for every delta, and an Emitter copies its listener lists on each fire.
+  private readonly writtenListeners: Array<(message: Message) => void> = [];
   private failed = false;
   private errorCount = 0;
   private pending = "";
   private batch: Promise<void> | undefined;
   private releaseBatch: (() => void) | undefined;
-
-  /** Fires after each message has been handed to the stream, in write order. */
-  readonly onDidWrite: Event<Message> = this.writtenEmitter.event;
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly writable: Writable,
@@ -38,10 +37,15 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     writable.on("close", () => this.fireClose());
   }
 
+  /** Registers a listener called after each message has been handed to the stream, in write order. */
+  onDidWrite(listener: (message: Message) => void): void {
+    this.writtenListeners.push(listener);
+  }
+
   write(message: Message): Promise<void> {
     if (this.failed) {
       // Dropped, but announced all the same: work waiting for this message to go out must not wait forever.
-      this.writtenEmitter.fire(message);
+      this.announce(message);
       return Promise.resolve();
     }
     const { jsonrpc: _ignored, ...rest } = message as Message & Record<string, unknown>;
@@ -49,9 +53,13 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     // Lines written in one turn of the event loop go out in one write (a burst of deltas is one syscall).
     this.batch ??= this.scheduleBatch();
     const batch = this.batch;
-    this.writtenEmitter.fire(message);
-    if (this.pending.length >= PENDING_LIMIT) this.writePending();
+    this.announce(message);
+    if (this.pending.length >= PENDING_LIMIT) this.writeText();
     return batch;
+  }
+
+  private announce(message: Message): void {
+    for (const listener of this.writtenListeners) listener(message);
   }
 
   /** The promise of the batch being collected: it resolves once the batch is written and the stream is below its high-water mark. */
@@ -69,24 +77,37 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     return new Promise((resolve) => this.writable.write("", () => resolve()));
   }
 
+  /** Ends the batch being collected: writes what is pending and releases its writers once the stream drains. */
   private writePending(): void {
     const release = this.releaseBatch;
     this.batch = undefined;
     this.releaseBatch = undefined;
-    if (this.pending && !this.failed) {
-      const text = this.pending;
-      this.pending = "";
-      this.writable.write(text);
-    }
+    this.writeText();
     if (!release) return;
     if (this.failed || !this.writable.writableNeedDrain) return release();
-    const settle = () => {
-      this.writable.off("drain", settle);
-      this.writable.off("close", settle);
-      release();
-    };
-    this.writable.on("drain", settle);
-    this.writable.on("close", settle);
+    void this.whenDrained().then(release);
+  }
+
+  private writeText(): void {
+    if (!this.pending || this.failed) return;
+    const text = this.pending;
+    this.pending = "";
+    this.writable.write(text);
+  }
+
+  /** One wait for `drain` shared by every batch written meanwhile, so a stalled reader adds no listeners. */
+  private whenDrained(): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      const settle = () => {
+        this.writable.off("drain", settle);
+        this.writable.off("close", settle);
+        this.drained = undefined;
+        resolve();
+      };
+      this.writable.on("drain", settle);
+      this.writable.on("close", settle);
+    });
+    return this.drained;
   }
 
   end(): void {

@@ -79,4 +79,20 @@ describe("NewlineMessageWriter", () => {
     await Promise.all([first, second]);
     expect(chunks).toEqual(['{"method":"a","params":{"text":"more than sixteen bytes"}}\n{"method":"b"}\n']);
   });
+
+  it("waits on a stalled reader with one drain listener, however many batches and 64 KiB writes wait on it", async () => {
+    const { Writable } = await import("node:stream");
+    const { NewlineMessageWriter } = await import("../../src/transport/lineWriter.js");
+    const stalled = new Writable({ highWaterMark: 16, write() {} });
+    const writer = new NewlineMessageWriter(stalled);
+    const text = "x".repeat(1000);
+    const written: Array<Promise<void>> = [];
+    for (let tick = 0; tick < 20; tick++) {
+      for (let i = 0; i < 100; i++) written.push(writer.write({ jsonrpc: "2.0", method: "delta", params: { text } } as never));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(stalled.listenerCount("drain")).toBe(1);
+    stalled.destroy();
+    await Promise.all(written);
+  });
 });
