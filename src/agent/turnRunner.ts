@@ -219,9 +219,10 @@ async function sampleWithRetries(
     const attempt = new ResponseAttempt(job, record);
     try {
       for await (const events of sample(client, request, provider, job.signal)) {
-        for (const event of events) {
-          // Deltas go out at once; only events that store something are waited for.
-          const stored = attempt.handle(event);
+        // Deltas go out at once; only events that store something are waited for. (An index, not
+        // for-of: across an await, each step of an iterator would be an object per delta.)
+        for (let i = 0; i < events.length; i++) {
+          const stored = attempt.handle(events[i]!);
           if (stored) await stored;
         }
       }

@@ -222,6 +222,43 @@ describe("turns", () => {
     });
   });
 
+  it("retries a response.failed after the events before it went out; a context overflow fails the turn at once", async () => {
+    const { server } = await launch(
+      [
+        { items: [{ type: "message", id: "msg_first", deltas: ["Half", " way."] }], failed: { message: "upstream broke" } },
+        { items: [{ type: "message", id: "msg_retry", text: "Done." }] },
+        { items: [{ type: "message", id: "msg_long", text: "Too" }], failed: { code: "context_length_exceeded", message: "too long" } },
+      ],
+      { streamRetries: 1 },
+    );
+    const threadId = await startThread(server);
+    const first = await runTurn(server, threadId, "Hi");
+    expect(first.completed.params.turn.status).toBe("completed");
+    const relevant = server.messages.filter((m) => m.method === "error" || m.params?.itemId === "msg_first" || m.params?.item?.id === "msg_first");
+    expect(relevant.map((m) => m.params.delta ?? m.params.item?.text ?? m.params.error.message)).toEqual(["", "Half", " way.", "Half way.", "Reconnecting... 1/1"]);
+    expect(relevant.at(-1).params).toMatchObject({ willRetry: true, error: { additionalDetails: "upstream broke" } });
+    const second = await runTurn(server, threadId, "More");
+    expect(second.completed.params.turn.status).toBe("failed");
+    expect(second.completed.params.turn.error.codexErrorInfo).toBe("contextWindowExceeded");
+  });
+
+  it("retries a chat stream that ends before its finish_reason", async () => {
+    const { server, mock } = await launch(
+      [{ items: [{ type: "message", deltas: ["Cut", " short"] }], disconnectAfter: 2 }, { items: [{ type: "message", deltas: ["Whole", "."] }] }],
+      { wire: "chat", streamRetries: 1 },
+    );
+    const threadId = await startThread(server);
+    const { completed } = await runTurn(server, threadId, "Hi");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(mock.requests).toHaveLength(2);
+    const messages = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "agentMessage");
+    expect(messages.map((m) => [m.params.item.id, m.params.item.text])).toEqual([
+      ["msg_resp_1", "Cut"],
+      ["msg_resp_2", "Whole."],
+    ]);
+    expect(server.messages.find((m) => m.method === "error").params).toMatchObject({ willRetry: true, error: { message: "Reconnecting... 1/1" } });
+  });
+
   it("treats a stalled stream as disconnected after stream_idle_timeout_ms", async () => {
     const { server, mock } = await launch(
       [{ items: [{ type: "message", text: "never ends" }], hang: true }, { items: [{ type: "message", text: "ok" }] }],

@@ -1,40 +1,9 @@
-import type { ConversationItem, ToolCall } from "../conversation.js";
-import { modelUsage, type ModelClient, type ModelEvent, type ModelRequest, type ModelUsage, type ToolSpec } from "./modelClient.js";
-import { ModelError } from "./modelError.js";
+import type { ConversationItem } from "../conversation.js";
+import { ChatAssembly, type ChatChunk } from "./chatAssembly.js";
+import type { ModelClient, ModelEvent, ModelRequest, ToolSpec } from "./modelClient.js";
 import { sdkModelClient, type WireStream } from "./openaiClient.js";
 import { ssePayloads } from "./ssePayloads.js";
 import type { ProviderSettings } from "./providers.js";
-
-/** Fields of a Chat Completions stream chunk we read, including the reasoning fields OSS servers add. */
-interface ChatChunk {
-  readonly id?: string;
-  readonly choices?: ReadonlyArray<{
-    readonly delta?: {
-      readonly content?: string | null;
-      readonly reasoning_content?: string | null;
-      readonly reasoning?: string | null;
-      readonly tool_calls?: ReadonlyArray<{
-        readonly index?: number;
-        readonly id?: string;
-        readonly function?: { readonly name?: string; readonly arguments?: string };
-      }>;
-    };
-    readonly finish_reason?: string | null;
-  }>;
-  readonly usage?: {
-    readonly prompt_tokens?: number;
-    readonly completion_tokens?: number;
-    readonly total_tokens?: number;
-    readonly prompt_tokens_details?: { readonly cached_tokens?: number } | null;
-    readonly completion_tokens_details?: { readonly reasoning_tokens?: number } | null;
-  } | null;
-}
-
-interface PendingCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
 
 /**
  * Chat Completions (`POST /chat/completions`, streaming) for OpenAI-compatible servers. Freeform
@@ -62,89 +31,14 @@ const streamChat: WireStream = async function* (client, request, signal, opened)
   }
   const response = await client.chat.completions.create(body as never, { signal }).asResponse();
   opened();
-  let messageId: string | null = null;
-  let reasoningId: string | null = null;
-  let text = "";
-  let reasoning = "";
-  let finished = false;
-  let usage: ModelUsage | null = null;
-  const calls: PendingCall[] = [];
-  let base = "chat";
+  const assembly = new ChatAssembly(customTools);
   for await (const payloads of ssePayloads(response.body)) {
     const events: ModelEvent[] = [];
-    for (const chunk of payloads as ChatChunk[]) {
-      if (chunk.id) base = chunk.id;
-      if (chunk.usage) usage = toUsage(chunk.usage);
-      for (const choice of chunk.choices ?? []) {
-        const delta = choice.delta ?? {};
-        const thought = delta.reasoning_content ?? delta.reasoning;
-        if (thought) {
-          if (!reasoningId) {
-            reasoningId = `rs_${base}`;
-            events.push({ type: "reasoningStarted", id: reasoningId });
-          }
-          reasoning += thought;
-          events.push({ type: "reasoningTextDelta", id: reasoningId, index: 0, delta: thought });
-        }
-        if (delta.content) {
-          if (!messageId) {
-            messageId = `msg_${base}`;
-            events.push({ type: "messageStarted", id: messageId });
-          }
-          text += delta.content;
-          events.push({ type: "textDelta", id: messageId, delta: delta.content });
-        }
-        for (const part of delta.tool_calls ?? []) {
-          const index = part.index ?? calls.length;
-          calls[index] ??= { id: "", name: "", arguments: "" };
-          const call = calls[index]!;
-          if (part.id) call.id = part.id;
-          if (part.function?.name) call.name += part.function.name;
-          if (part.function?.arguments) call.arguments += part.function.arguments;
-        }
-        if (choice.finish_reason) finished = true;
-      }
-    }
+    assembly.add(payloads as ChatChunk[], events);
     if (events.length > 0) yield events;
   }
-  if (!finished) {
-    throw new ModelError("stream closed before a finish_reason", "stream", {
-      responseStreamDisconnected: { httpStatusCode: null },
-    });
-  }
-  const events: ModelEvent[] = [];
-  if (reasoningId) events.push({ type: "reasoningDone", item: { type: "reasoning", id: reasoningId, summary: [], content: [reasoning] } });
-  if (messageId) events.push({ type: "messageDone", id: messageId, text });
-  for (const [index, call] of calls.entries()) {
-    if (!call) continue;
-    events.push({ type: "toolCall", call: toToolCall(call, `call_${base}_${index}`, customTools) });
-  }
-  events.push({ type: "completed", usage });
-  yield events;
+  yield assembly.finish();
 };
-
-function toToolCall(call: PendingCall, fallbackId: string, customTools: ReadonlySet<string>): ToolCall {
-  const callId = call.id || fallbackId;
-  if (!customTools.has(call.name)) return { type: "function_call", callId, name: call.name, arguments: call.arguments };
-  let input = call.arguments;
-  try {
-    const parsed = JSON.parse(call.arguments) as { input?: unknown };
-    if (typeof parsed.input === "string") input = parsed.input;
-  } catch {
-    // Not JSON: the model sent the freeform input itself.
-  }
-  return { type: "custom_tool_call", callId, name: call.name, input };
-}
-
-function toUsage(usage: NonNullable<ChatChunk["usage"]>): ModelUsage {
-  return modelUsage({
-    input: usage.prompt_tokens,
-    cached: usage.prompt_tokens_details?.cached_tokens,
-    output: usage.completion_tokens,
-    reasoning: usage.completion_tokens_details?.reasoning_tokens,
-    total: usage.total_tokens,
-  });
-}
 
 function toFunction(tool: ToolSpec): unknown {
   const parameters =

@@ -67,22 +67,30 @@ const streamResponses: WireStream = async function* (client, request, signal, op
   const parts = new Map<string, number>();
   for await (const payloads of ssePayloads(response.body)) {
     const events: ModelEvent[] = [];
-    for (const payload of payloads) {
-      const outcome = translate(payload as StreamEvent, parts, events);
-      if (outcome === "more") continue;
-      if (events.length > 0) yield events;
-      if (outcome === "completed") return;
-      throw outcome;
-    }
+    const outcome = translateChunk(payloads as StreamEvent[], parts, events);
     if (events.length > 0) yield events;
+    if (outcome === "completed") return;
+    if (outcome !== "more") throw outcome;
   }
   throw new ModelError("stream closed before response.completed", "stream", {
     responseStreamDisconnected: { httpStatusCode: null },
   });
 };
 
-/** Appends the model events of one stream event to `events`; says whether more are to come, or how the response ended. */
-function translate(event: StreamEvent, parts: Map<string, number>, events: ModelEvent[]): "more" | "completed" | ModelError {
+/** Whether more events are to come, or how the response ended. */
+type Outcome = "more" | "completed" | ModelError;
+
+/** Appends the model events of one chunk's stream events to `events`, up to the event that ends the response. */
+function translateChunk(chunk: readonly StreamEvent[], parts: Map<string, number>, events: ModelEvent[]): Outcome {
+  for (const event of chunk) {
+    const outcome = translate(event, parts, events);
+    if (outcome !== "more") return outcome;
+  }
+  return "more";
+}
+
+/** Appends the model events of one stream event to `events`. */
+function translate(event: StreamEvent, parts: Map<string, number>, events: ModelEvent[]): Outcome {
   switch (event.type) {
     case "response.output_item.added":
       if (event.item?.type === "message" && event.item.id) events.push({ type: "messageStarted", id: event.item.id });
