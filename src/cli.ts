@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { HELP_TEXT, UsageError, parseArgs } from "./cli/args.js";
 import { ConfigError } from "./config/load.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
@@ -8,6 +9,11 @@ import { SERVER_VERSION } from "./runtime/version.js";
 
 // stdout is the protocol channel: nothing else may ever be printed there.
 routeConsoleToStderr();
+// fetch (undici) parses HTTP with llhttp compiled to WebAssembly. Once a few model responses have
+// made it hot, V8 recompiled its one huge parser function with TurboFan, which took some 25 MB for
+// a moment: a turn's peak RSS went from ~90 to ~117 MiB. Liftoff's code parses model streams as
+// fast (bench/run.mjs deltas/s unchanged at 2,000 and 20,000 deltas); we run no other WebAssembly.
+setFlagsFromString("--liftoff-only");
 const logger = createLogger();
 
 async function main(argv: readonly string[]): Promise<void> {
