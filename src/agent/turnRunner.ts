@@ -19,7 +19,7 @@ import type { ClientAsker } from "./clientAsker.js";
 import type { DynamicToolSpec } from "../protocol/clientTools.js";
 import { clientTools } from "./tools/clientTools.js";
 import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
-import type { ExecSessions } from "./exec/processSession.js";
+import { ExecSessions } from "./exec/execSessions.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
@@ -122,8 +122,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     if (!reviewing) await job.emit({ type: "history", items });
   };
 
-  // Command support (execa) loads with the first turn, not at start-up.
-  const sessions: ExecSessions = new (await import("./exec/processSession.js")).ExecSessions();
+  const sessions = new ExecSessions();
   const killAll = (): void => sessions.killAll();
   job.signal.addEventListener("abort", killAll, { once: true });
   const toolContext: ToolContext = {

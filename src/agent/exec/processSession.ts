@@ -97,31 +97,3 @@ export class ProcessSession {
     }
   }
 }
-
-/** The commands a turn started; all of them are killed when the turn ends. */
-export class ExecSessions {
-  private nextId = 1;
-  private readonly sessions = new Map<number, ProcessSession>();
-
-  /** Starts a command as a new session. */
-  start(argv: readonly string[], options: ConstructorParameters<typeof ProcessSession>[2]): ProcessSession {
-    const session = new ProcessSession(this.nextId++, argv, options);
-    this.sessions.set(session.id, session);
-    return session;
-  }
-
-  /** A session the model may still poll (running, or exited with output not yet read). */
-  get(id: number): ProcessSession | undefined {
-    return this.sessions.get(id);
-  }
-
-  /** Forgets a session whose exit the model has seen. */
-  remove(id: number): void {
-    this.sessions.delete(id);
-  }
-
-  /** Kills every session still running. */
-  killAll(): void {
-    for (const session of this.sessions.values()) session.kill();
-  }
-}

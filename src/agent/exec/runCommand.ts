@@ -112,7 +112,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
 
   const started = context.environment.clock.nowMs();
-  const session = context.sessions.start(argv, {
+  const session = await context.sessions.start(argv, {
     cwd: request.workdir,
     env: childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
     onOutput: (delta) =>

@@ -5,7 +5,7 @@ import type { Clock } from "../../runtime/clock.js";
 import type { ApprovalMemory } from "../approvalMemory.js";
 import type { ApprovalAsker } from "../approvals.js";
 import type { ClientAsker } from "../clientAsker.js";
-import type { ExecSessions } from "../exec/processSession.js";
+import type { ExecSessions } from "../exec/execSessions.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
 import type { TurnSettings } from "../turnRunner.js";
 import type { TurnEmitter } from "../turnEvents.js";
