@@ -1,14 +1,48 @@
-let warming: Promise<unknown> | undefined;
+import type { Activity } from "../runtime/activity.js";
+
+/** One piece of background loading. */
+export type WarmUpStep = () => Promise<unknown>;
 
 /**
- * Loads what a first turn needs (the openai SDK, command support) in the background once a thread
- * is loaded: start-up and idle memory stay lean, and the first turn does not pay for the loading.
- * Loading blocks the event loop for ~100 ms, so after a large response (a resumed long thread's,
- * megabytes still draining to the client) the caller waits `delayMs` first; a turn that starts
- * sooner loads the modules itself.
+ * What a turn needs, in the order turns need it: the openai SDK (every turn), then command support
+ * (execa, the first command). Each is one `import()`, the finest grain Node's loader offers.
  */
-export function warmUpAgent(delayMs = 0): void {
-  warming ??= new Promise((resolve) => (delayMs > 0 ? setTimeout(resolve, delayMs).unref() : setImmediate(resolve))).then(() =>
-    Promise.all([import("openai"), import("./exec/processSession.js")]).catch(() => undefined),
-  );
+const AGENT_MODULES: readonly WarmUpStep[] = [() => import("openai"), () => import("./exec/processSession.js")];
+
+/**
+ * How long the server must have had nothing to do before a step starts. A step keeps the event loop
+ * and the I/O threads busy for ~100 ms, so a request arriving meanwhile waits; clients that send
+ * requests back to back never see that, and one that pauses (a user typing the first message, a
+ * resume response draining to the client) gets the modules loaded before its first turn needs them.
+ */
+export const WARM_UP_QUIET_MS = 100;
+
+/**
+ * Loads what a first turn needs in the background once a thread is loaded, so start-up and idle
+ * memory stay lean and the first turn does not pay for the loading. Each step waits for a quiet
+ * spell; a turn that needs a module before its step ran loads it itself (the same import).
+ */
+export class AgentWarmUp {
+  private requested = false;
+
+  constructor(
+    private readonly activity: Activity,
+    private readonly steps: readonly WarmUpStep[] = AGENT_MODULES,
+    private readonly quietMs: number = WARM_UP_QUIET_MS,
+  ) {}
+
+  /** Starts the warm-up (the first call only). */
+  request(): void {
+    if (this.requested) return;
+    this.requested = true;
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    for (const step of this.steps) {
+      await this.activity.quiet(this.quietMs);
+      // A failed load is the turn's to report, when it loads the module itself.
+      await step().catch(() => undefined);
+    }
+  }
 }

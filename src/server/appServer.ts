@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import { ConfigStore } from "../config/configStore.js";
 import type { Config } from "../config/schema.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
+import { Activity } from "../runtime/activity.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
@@ -92,6 +93,7 @@ export class AppServer implements ConnectionHost {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.store = new ThreadStore(options.home, this.logger);
+    const activity = new Activity();
     this.secretValues = secretValuesOf(options.env ?? process.env);
     this.audit = options.sessionLogDir ? new SessionAudit(options.sessionLogDir, this.clock, this.secretValues) : undefined;
     this.mcp = new McpManager({
@@ -112,6 +114,7 @@ export class AppServer implements ConnectionHost {
       logger: this.logger,
       serverCwd: options.cwd ?? process.cwd(),
       unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
+      activity,
       agent: {
         env: options.env ?? process.env,
         tools: new ToolRegistry(options.tools ?? builtInTools()),
@@ -139,7 +142,7 @@ export class AppServer implements ConnectionHost {
         for (const connection of recipients) void connection.notify(notification);
       },
     });
-    const scheduler = new RequestScheduler(options.maxPendingRequests);
+    const scheduler = new RequestScheduler(options.maxPendingRequests, activity);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
   }
 

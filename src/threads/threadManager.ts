@@ -25,7 +25,8 @@ import { reviewRequest, ReviewTargetError, type ReviewRequest } from "../agent/r
 import type { ReviewStartParams } from "../protocol/reviewMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
 import { checkTurnInput } from "../agent/userInputs.js";
-import { warmUpAgent } from "../agent/warmUp.js";
+import { AgentWarmUp } from "../agent/warmUp.js";
+import type { Activity } from "../runtime/activity.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../agent/compaction.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
 import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
@@ -80,6 +81,8 @@ export interface ThreadManagerOptions<S> {
   readonly serverCwd: string;
   /** How long an idle thread nobody is subscribed to stays loaded (ms). */
   readonly unloadDelayMs: number;
+  /** The server's work in progress: running turns count, and the agent warm-up waits for a quiet spell. */
+  readonly activity: Activity;
   /** What turns run with: environment (API keys), tools, model clients. */
   readonly agent: Omit<TurnRunnerDeps, "config">;
 }
@@ -120,9 +123,6 @@ function loadedThread<S>(history: ThreadHistory, ephemeral: boolean, path: strin
   };
 }
 
-/** How long after a resume response the agent modules start loading. */
-const RESUME_WARM_UP_DELAY_MS = 100;
-
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
 const USABLE_CONTEXT_PERCENT = 95;
 
@@ -140,8 +140,11 @@ class TurnInterrupted extends Error {
  */
 export class ThreadManager<S extends object> {
   private readonly loaded = new Map<string, LoadedThread<S>>();
+  private readonly warmUp: AgentWarmUp;
 
-  constructor(private readonly options: ThreadManagerOptions<S>) {}
+  constructor(private readonly options: ThreadManagerOptions<S>) {
+    this.warmUp = new AgentWarmUp(options.activity);
+  }
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */
   async start(params: ThreadStartParams, subscriber: S, originator: string | null = null): Promise<Outcome<ThreadSessionResponse>> {
@@ -171,7 +174,7 @@ export class ThreadManager<S extends object> {
       result: this.sessionResponse(thread, false),
       after: () => {
         this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) });
-        warmUpAgent();
+        this.warmUp.request();
       },
     };
   }
@@ -193,8 +196,7 @@ export class ThreadManager<S extends object> {
     return {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => {
-        // The resume response can be megabytes; let it drain before the warm-up blocks the loop.
-        warmUpAgent(RESUME_WARM_UP_DELAY_MS);
+        this.warmUp.request();
         this.replayTokenUsage(loaded, [subscriber]);
         const goal = loaded.history.goal;
         if (goal) this.options.emit([subscriber], "thread/goal/updated", { threadId: params.threadId, turnId: null, goal });
@@ -245,7 +247,7 @@ export class ThreadManager<S extends object> {
       result: this.sessionResponse(thread, !params.excludeTurns),
       after: () => {
         this.options.emit(thread.subscribers, "thread/started", { thread: this.toThread(thread, false) });
-        warmUpAgent();
+        this.warmUp.request();
       },
     };
   }
@@ -377,6 +379,7 @@ export class ThreadManager<S extends object> {
   private async runActiveTurn(thread: LoadedThread<S>, turn: ActiveTurn, outputSchema: unknown, mode: TurnMode): Promise<void> {
     let status: "completed" | "failed" | "interrupted" = "completed";
     let error: TurnError | null = null;
+    const done = this.options.activity.begin();
     try {
       await runTurn(
         {
@@ -406,6 +409,8 @@ export class ThreadManager<S extends object> {
         error = turnError(failure);
         if (!(failure instanceof ModelError)) this.options.logger.error({ err: failure, threadId: turn.threadId, turnId: turn.id }, "turn failed");
       }
+    } finally {
+      done();
     }
     if (turn.hasEnded) return;
     if (thread.active === turn) thread.active = undefined;
