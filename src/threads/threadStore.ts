@@ -40,6 +40,9 @@ const INDEX_FILE = "thread_index.jsonl";
 export class ThreadStore {
   private readonly index = new Map<string, ThreadSummary>();
   private indexTail: Promise<void> = Promise.resolve();
+  /** Index lines waiting for the write in flight to finish; they go out together in the next one. */
+  private queuedLines = "";
+  private queuedWrite: Promise<void> | undefined;
 
   constructor(
     private readonly home: string,
@@ -131,10 +134,25 @@ export class ThreadStore {
     return this.record(summarize(history, filePath, archived));
   }
 
+  /**
+   * Sets a thread's index entry and appends it to the file; resolves once the line is written.
+   * Lines recorded while a write is in flight share the next write: twenty threads starting at once
+   * cost two appends, not twenty (each an open, a write and a close on the I/O threads).
+   */
   private record(summary: ThreadSummary): Promise<void> {
     this.index.set(summary.id, summary);
-    const line = JSON.stringify(summary) + "\n";
-    const write = this.indexTail.then(() => appendFile(this.indexPath, line));
+    this.queuedLines += JSON.stringify(summary) + "\n";
+    this.queuedWrite ??= this.writeQueuedLines();
+    return this.queuedWrite;
+  }
+
+  private writeQueuedLines(): Promise<void> {
+    const write = this.indexTail.then(() => {
+      const lines = this.queuedLines;
+      this.queuedLines = "";
+      this.queuedWrite = undefined;
+      return appendFile(this.indexPath, lines);
+    });
     this.indexTail = write.catch((error: unknown) => this.logger.error({ err: error }, "could not update the thread index"));
     return this.indexTail;
   }

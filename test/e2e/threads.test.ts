@@ -159,6 +159,9 @@ describe("threads", () => {
     const ids = new Set(responses.map((r) => r.result.thread.id));
     expect(ids.size).toBe(50);
     expect(threadFiles(home)).toHaveLength(50);
+    // Each thread was in the index file before its response, though the lines share writes.
+    const indexed = readFileSync(path.join(home, "thread_index.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line).id);
+    expect(new Set(indexed)).toEqual(ids);
     const list = await server.request("thread/list", { limit: 100 });
     expect(list.result.data).toHaveLength(50);
   });
