@@ -76,7 +76,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Appends records to a thread file, one JSON line each, in call order. Each record reaches the OS
- * when appended (a killed process loses nothing written); `durable` records are also fsynced.
+ * when appended (a killed process loses nothing written); `durable` records are also fsynced
+ * (`fdatasync`: the data and the file size, without the timestamps an `fsync` would add).
  */
 export class ThreadFileWriter {
   private tail: Promise<void> = Promise.resolve();
@@ -89,12 +90,17 @@ export class ThreadFileWriter {
     return new ThreadFileWriter(await open(path, "a"));
   }
 
+  /** Creates a file that must not exist yet, for appending. */
+  static async create(path: string): Promise<ThreadFileWriter> {
+    return new ThreadFileWriter(await open(path, "ax"));
+  }
+
   /** Appends one record; resolves once written (and fsynced when `durable`). */
   append(record: ThreadRecord, durable: boolean): Promise<void> {
     const line = JSON.stringify(record) + "\n";
     const write = this.tail.then(async () => {
       await this.handle.appendFile(line, "utf8");
-      if (durable) await this.handle.sync();
+      if (durable) await this.handle.datasync();
     });
     this.tail = write.catch(() => undefined);
     return write;
@@ -103,7 +109,7 @@ export class ThreadFileWriter {
   /** Waits for pending appends, fsyncs and closes. */
   async close(): Promise<void> {
     await this.tail;
-    await this.handle.sync().catch(() => undefined);
+    await this.handle.datasync().catch(() => undefined);
     await this.handle.close();
   }
 }

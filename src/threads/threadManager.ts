@@ -676,7 +676,8 @@ export class ThreadManager<S extends object> {
   ): Promise<LoadedThread<S>> {
     const thread = loadedThread<S>(history, ephemeral, null, null);
     if (!ephemeral) {
-      const { path, writer } = await this.options.store.create(record);
+      // The thread is durable once its last record is: the creation itself, or the last copied one.
+      const { path, writer } = await this.options.store.create(record, copied.length === 0);
       thread.path = path;
       thread.writer = writer;
       for (const [index, copy] of copied.entries()) await writer.append(copy, index === copied.length - 1);

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,10 +39,45 @@ function garbageLine(next: () => number): string {
   }
 }
 
+/** One system call as `strace -f -y` logs it, in the order the calls ended (writes: began). */
+interface Syscall {
+  readonly name: string;
+  /** The call's arguments and result as strace prints them (file descriptors with their paths). */
+  readonly text: string;
+}
+
+/**
+ * The calls of an `strace -f -y` log. A call another thread's call interrupted is logged as
+ * `<unfinished ...>` and `<... name resumed>`; it is placed where it ended, with its arguments.
+ */
+function syscalls(log: string): Syscall[] {
+  const calls: Syscall[] = [];
+  const unfinished = new Map<string, string>();
+  for (const line of log.split("\n")) {
+    const started = /^(\d+) +(\w+)\((.*) <unfinished \.\.\.>$/.exec(line);
+    const resumed = /^(\d+) +<\.\.\. (\w+) resumed>(.*)$/.exec(line);
+    const whole = /^(\d+) +(\w+)\((.*)$/.exec(line);
+    if (started) {
+      unfinished.set(started[1]!, started[3]!);
+      // A write is observable from its start: the client may read the bytes before it returns.
+      if (started[2] === "write") calls.push({ name: "write", text: started[3]! });
+    } else if (resumed) {
+      if (resumed[2] !== "write") calls.push({ name: resumed[2]!, text: `${unfinished.get(resumed[1]!)}${resumed[3]}` });
+      unfinished.delete(resumed[1]!);
+    } else if (whole) {
+      calls.push({ name: whole[2]!, text: whole[3]! });
+    }
+  }
+  return calls;
+}
+
 function childrenOf(pid: number): string[] {
   const table = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" });
   return table.split("\n").filter((line) => line.trim().split(/\s+/)[1] === String(pid));
 }
+
+const straceAvailable = spawnSync("strace", ["-V"]).status === 0;
+if (!straceAvailable) console.warn("strace is not installed: the fsync-ordering fault test is SKIPPED");
 
 describe("fault suite", () => {
   it("survives 10,000 random and malformed lines, answering every well-formed request in between", async () => {
@@ -97,6 +132,32 @@ describe("fault suite", () => {
     const files = readdirSync(path.join(home, "sessions"), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     for (const file of files) {
       for (const line of readFileSync(path.join(file.parentPath, file.name), "utf8").trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+    }
+  });
+
+  it.skipIf(!straceAvailable)("fsyncs a new thread, and each turn boundary, before the client hears of it (strace)", async () => {
+    const log = path.join(tempDir("aas-fault-strace-"), "syscalls.log");
+    const { server } = await launch([{ items: [{ type: "message", text: "ok" }] }], {
+      wrapper: ["strace", "-f", "-y", "-s", "100000", "-e", "trace=fsync,fdatasync,write", "-o", log],
+    });
+    const threadId = await startThread(server);
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "hi" }] });
+    await server.waitFor((m) => m.method === "turn/completed");
+    expect((await server.closeStdin()).code).toBe(0);
+    const calls = syscalls(readFileSync(log, "utf8"));
+    const toClient = (needle: string) => calls.findIndex((call) => call.name === "write" && call.text.startsWith("1<") && call.text.includes(needle));
+    const synced = calls.flatMap((call, index) => (/^f(data)?sync$/.test(call.name) && call.text.includes(`${threadId}.jsonl>`) && / = 0$/.test(call.text) ? [index] : []));
+    // strace escapes the quotes of the JSON it shows.
+    const told = [
+      toClient(`\\"result\\":{\\"thread\\":{\\"id\\":\\"${threadId}`),
+      toClient(`\\"result\\":{\\"turn\\"`),
+      toClient(`\\"method\\":\\"turn/completed\\"`),
+    ];
+    expect(told.every((index) => index > 0)).toBe(true);
+    // Between one client-visible step and the next, the thread's file was fsynced: the thread, the turn's start, its end.
+    for (const [step, index] of told.entries()) {
+      const previous = step === 0 ? -1 : told[step - 1]!;
+      expect(synced.some((sync) => sync > previous && sync < index), `fsync before step ${step}`).toBe(true);
     }
   });
 

@@ -20,6 +20,8 @@ export interface StartOptions {
   cwd?: string;
   /** False for commands that print text rather than speak the protocol (`--version`). */
   protocol?: boolean;
+  /** A command the server runs under, with its arguments (`["strace", "-f", …]`). */
+  wrapper?: string[];
 }
 
 /** How the process ended. */
@@ -75,7 +77,8 @@ export class ServerProcess {
   static start(options: StartOptions = {}): ServerProcess {
     const ownsHome = options.home === undefined;
     const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), "aas-home-"));
-    const child = spawn(process.execPath, [CLI_PATH, ...(options.args ?? ["app-server"])], {
+    const [command, ...args] = [...(options.wrapper ?? []), process.execPath, CLI_PATH, ...(options.args ?? ["app-server"])];
+    const child = spawn(command!, args, {
       cwd: options.cwd,
       // HOME is the temp home too: commands run with `bash -lc` must not source (or lock) the user's profile.
       env: { ...process.env, HOME: home, LOG_LEVEL: "info", ...options.env, AGENT_APP_SERVER_HOME: home },

@@ -56,6 +56,7 @@ export async function launch(
     sandbox?: string;
     /** `initialize` capabilities (e.g. `{experimentalApi: true}`). */
     capabilities?: object;
+    wrapper?: string[];
   } = {},
 ): Promise<{ server: ServerProcess; mock: MockModel }> {
   const mock = options.mock ?? (await startMockModel({ responses }));
@@ -72,6 +73,7 @@ export async function launch(
       ...(options.args ?? []),
     ],
     env: { OPENAI_API_KEY: "", ...options.env },
+    wrapper: options.wrapper,
   });
   servers.push(server);
   await server.initialize(options.capabilities);
