@@ -28,7 +28,12 @@ export type WireStream = (sdk: OpenAI, request: ModelRequest, signal: AbortSigna
 /** A model client over the openai SDK: loads it once, runs the wire's stream, turns whatever fails into a ModelError. */
 export function sdkModelClient(provider: ProviderSettings, wire: WireStream): ModelClient {
   let sdk: Promise<OpenAI> | undefined;
-  const load = (): Promise<OpenAI> => (sdk ??= openaiFor(provider));
+  // A load that failed is tried again by the next call rather than failing every later turn.
+  const load = (): Promise<OpenAI> =>
+    (sdk ??= openaiFor(provider).catch((error: unknown) => {
+      sdk = undefined;
+      throw error;
+    }));
   return {
     prepare: async () => void (await load()),
     async *stream(request, signal) {
