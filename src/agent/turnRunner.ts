@@ -108,6 +108,9 @@ export interface TurnRunnerDeps {
 export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
   const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.env);
   const client = modelClientFor(provider);
+  // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
+  // a failed load is reported when the first model call waits for it.
+  client.prepare().catch(() => undefined);
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
