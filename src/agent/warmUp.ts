@@ -1,5 +1,4 @@
 import type { Activity } from "../runtime/activity.js";
-import { sseFriendlyFetch } from "./model/sseChunks.js";
 
 /** One piece of background loading. */
 export type WarmUpStep = () => Promise<unknown>;
@@ -8,11 +7,11 @@ export type WarmUpStep = () => Promise<unknown>;
 const EVENT_STREAM_URL = "data:text/event-stream,data: {}%0A%0A";
 
 /**
- * Runs an event stream through the model's fetch: Node compiles its fetch (undici) and web streams
- * on first use, ~50-100 ms that would otherwise fall on the first model request.
+ * Runs an event stream through fetch, which the SDK makes its requests with: Node compiles fetch
+ * (undici) and web streams on first use, ~50-100 ms that would otherwise fall on the first model request.
  */
 async function warmUpFetch(): Promise<void> {
-  const response = await sseFriendlyFetch(EVENT_STREAM_URL);
+  const response = await fetch(EVENT_STREAM_URL);
   await response.body?.pipeTo(new WritableStream());
 }
 
