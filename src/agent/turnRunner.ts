@@ -20,6 +20,7 @@ import type { DynamicToolSpec } from "../protocol/clientTools.js";
 import { clientTools } from "./tools/clientTools.js";
 import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
 import { ExecSessions } from "./exec/execSessions.js";
+import type { LoginShell } from "./exec/loginShell.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
@@ -94,6 +95,8 @@ export interface TurnRunnerDeps {
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
   readonly clock: Clock;
+  /** Runs `bash -lc` commands without sourcing the login profile each time. */
+  readonly loginShell: LoginShell;
   /** Tells clients about a problem once per server. */
   readonly warnOnce: (summary: string, details: string) => void;
   /** The tools of the MCP servers ready now; asked again before each model request. */
@@ -140,7 +143,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
-    environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, warnOnce: deps.warnOnce },
+    environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce },
   };
   try {
     let contextTokens = job.contextTokens;

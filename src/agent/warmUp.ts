@@ -20,7 +20,7 @@ async function warmUpFetch(): Promise<void> {
  * support (execa, the first command). Each step is one `import()` or request, the finest grain
  * Node offers.
  */
-const AGENT_STEPS: readonly WarmUpStep[] = [() => import("openai"), warmUpFetch, () => import("./exec/processSession.js")];
+export const AGENT_STEPS: readonly WarmUpStep[] = [() => import("openai"), warmUpFetch, () => import("./exec/processSession.js")];
 
 /**
  * How long the server must have had nothing to do before a step starts. A step keeps the event loop

@@ -11,6 +11,7 @@ import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { ClientConnection, validateAnswer, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { CommandProcesses } from "./commandProcesses.js";
+import { LoginShell } from "../agent/exec/loginShell.js";
 import { commandExecHandlers } from "./handlers/commandExec.js";
 import { configHandlers } from "./handlers/config.js";
 import { initializeHandler } from "./handlers/initialize.js";
@@ -75,6 +76,8 @@ export class AppServer implements ConnectionHost {
   private readonly warned = new Set<string>();
   /** The configured MCP servers (`[mcp_servers]` as the server started), started by {@link init}. */
   private readonly mcp: McpManager;
+  /** Login-profile snapshots for commands, in the home's shell_snapshots/ (removed at shutdown). */
+  private readonly loginShell: LoginShell;
   readonly audit: SessionAudit | undefined;
   readonly secretValues: readonly string[];
 
@@ -91,6 +94,7 @@ export class AppServer implements ConnectionHost {
         Object.entries(options.config).map(([key, value]) => ({ path: [key], value, source: key })),
       );
     this.logger = options.logger;
+    this.loginShell = new LoginShell(path.join(options.home, "shell_snapshots"));
     this.clock = options.clock ?? systemClock;
     this.store = new ThreadStore(options.home, this.logger);
     const activity = new Activity();
@@ -120,6 +124,7 @@ export class AppServer implements ConnectionHost {
         tools: new ToolRegistry(options.tools ?? builtInTools()),
         home: options.home,
         clock: this.clock,
+        loginShell: this.loginShell,
         warnOnce: (summary, details) => this.warnOnce(summary, details),
         mcpTools: () => this.mcp.tools(),
       },
@@ -181,6 +186,7 @@ export class AppServer implements ConnectionHost {
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
       await this.mcp.close();
+      await this.loginShell.close();
       await Promise.all(connections.map((connection) => connection.close()));
       this.connections.clear();
     })();

@@ -25,7 +25,8 @@ import { reviewRequest, ReviewTargetError, type ReviewRequest } from "../agent/r
 import type { ReviewStartParams } from "../protocol/reviewMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
 import { checkTurnInput } from "../agent/userInputs.js";
-import { AgentWarmUp } from "../agent/warmUp.js";
+import { AGENT_STEPS, AgentWarmUp } from "../agent/warmUp.js";
+import { childEnvironment } from "../agent/exec/childEnvironment.js";
 import type { Activity } from "../runtime/activity.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../agent/compaction.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
@@ -143,7 +144,10 @@ export class ThreadManager<S extends object> {
   private readonly warmUp: AgentWarmUp;
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
-    this.warmUp = new AgentWarmUp(options.activity);
+    // Last, the login profile: its first command should not wait for it either (see LoginShell).
+    const prepareShell = () =>
+      options.agent.loginShell.prepare(childEnvironment(options.config.current.shell_environment_policy, options.agent.env));
+    this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
   }
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MockResponseInput } from "../../src/testing/index.js";
@@ -230,6 +230,55 @@ describe("commands", () => {
   });
 });
 
+/** A home whose login profile greets on stdout, counts its runs in `profile-runs`, exports a marker and defines a function. */
+function homeWithProfile(): string {
+  const home = tempDir("aas-profile-");
+  writeFileSync(
+    path.join(home, ".bash_profile"),
+    `echo Welcome\necho sourced >> "${home}/profile-runs"\nexport PROFILE_MARKER=from-profile\ngreet() { echo "hello $1"; }\n`,
+  );
+  return home;
+}
+
+describe("login profile", () => {
+  it("runs once, not once per command; its variables and functions reach every command, shown as bash -lc", async () => {
+    const home = homeWithProfile();
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "echo marker=$PROFILE_MARKER", callId: "call_1" }] },
+        { items: [{ type: "exec", cmd: "greet world", callId: "call_2" }] },
+        { items: [{ type: "exec", cmd: "echo third; echo line=$LINENO", callId: "call_3" }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      { home, sandbox: "danger-full-access" },
+    );
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    // What the profile prints is not part of any command's output.
+    expect(lastToolOutput(mock.requests[1]!.body)).toMatch(/Output:\nmarker=from-profile\n$/);
+    expect(lastToolOutput(mock.requests[2]!.body)).toContain("hello world\n");
+    // The script is not rewritten: bash numbers its lines from 1, as under `bash -lc`.
+    expect(lastToolOutput(mock.requests[3]!.body)).toContain("third\nline=1\n");
+    expect(readFileSync(path.join(home, "profile-runs"), "utf8")).toBe("sourced\n");
+    const commands = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution").map((m) => m.params.item.command);
+    expect(commands).toEqual(["/bin/bash -lc 'echo marker=$PROFILE_MARKER'", "/bin/bash -lc 'greet world'", "/bin/bash -lc 'echo third; echo line=$LINENO'"]);
+  });
+
+  it("is not sourced again by the command's own child shells, and its snapshot is gone after shutdown", async () => {
+    const home = homeWithProfile();
+    const { server, mock } = await launch(execThen(`echo env=\${BASH_ENV:-none}; bash -c 'type greet >/dev/null 2>&1 && echo child-has-greet || echo child-plain'`), {
+      home,
+      sandbox: "danger-full-access",
+    });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("env=none\nchild-plain\n");
+    expect(readdirSync(path.join(home, "shell_snapshots"))).toHaveLength(1);
+    await server.stop();
+    expect(readdirSync(path.join(home, "shell_snapshots"))).toEqual([]);
+  });
+});
+
 describe("view_image", () => {
   it("shows the model a local image and records an imageView item", async () => {
     const { server, mock } = await launch([
@@ -270,6 +319,14 @@ describe.skipIf(!bwrapAvailable)("sandbox", () => {
     expect(existsSync(path.join(cwd, "inside.txt"))).toBe(true);
     expect(existsSync(path.join(outside, "escaped.txt"))).toBe(false);
     expect(existsSync(path.join(cwd, ".git", "config2"))).toBe(false);
+  });
+
+  it("a sandboxed command gets the login profile's variables and functions too", async () => {
+    const home = homeWithProfile();
+    const { server, mock } = await launch(execThen("greet sandbox; echo marker=$PROFILE_MARKER"), { home, approval: "never", sandbox: "read-only" });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toContain("hello sandbox\nmarker=from-profile\n");
   });
 
   it("workspace-write blocks the network; full access does not", async () => {

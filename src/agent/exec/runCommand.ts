@@ -93,9 +93,13 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
   context.signal.throwIfAborted();
 
-  let argv = request.argv;
+  const shell = await context.environment.loginShell.command(
+    request.argv,
+    childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
+  );
+  let argv = shell.argv;
   if (decision.sandboxed) {
-    const sandboxed = await sandboxedArgv(request.argv, {
+    const sandboxed = await sandboxedArgv(shell.argv, {
       policy: context.settings.sandbox,
       workspace: request.workdir,
       cwd: request.workdir,
@@ -114,7 +118,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const started = context.environment.clock.nowMs();
   const session = await context.sessions.start(argv, {
     cwd: request.workdir,
-    env: childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
+    env: shell.env,
     onOutput: (delta) =>
       void context.emit({
         type: "notify",

@@ -6,6 +6,7 @@ import type { ApprovalMemory } from "../approvalMemory.js";
 import type { ApprovalAsker } from "../approvals.js";
 import type { ClientAsker } from "../clientAsker.js";
 import type { ExecSessions } from "../exec/execSessions.js";
+import type { LoginShell } from "../exec/loginShell.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
 import type { TurnSettings } from "../turnRunner.js";
 import type { TurnEmitter } from "../turnEvents.js";
@@ -17,6 +18,8 @@ export interface ToolEnvironment {
   readonly clock: Clock;
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
+  /** Runs `bash -lc` commands without sourcing the login profile each time. */
+  readonly loginShell: LoginShell;
   /** Tells clients about a problem once per server (a `configWarning`). */
   warnOnce(summary: string, details: string): void;
 }
