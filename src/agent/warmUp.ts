@@ -54,8 +54,8 @@ export class AgentWarmUp {
   private async run(): Promise<void> {
     for (const step of this.steps) {
       await this.activity.quiet(this.quietMs);
-      // A failed load is the turn's to report, when it loads the module itself.
-      await step().catch(() => undefined);
+      // A failed step is the turn's to report, when it needs the module or the shell itself; one that throws at once is caught too.
+      await Promise.resolve().then(step).catch(() => undefined);
     }
   }
 }

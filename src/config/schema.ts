@@ -107,6 +107,8 @@ export const Config = z.looseObject({
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
+  /** `[features]`: `shell_snapshot = false` runs every command's login profile anew (src/agent/exec/loginShell.ts). */
+  features: z.looseObject({ shell_snapshot: z.boolean().optional() }).optional(),
   /** `[tools]`: optional tools (`experimental_request_user_input.enabled` offers `request_user_input`). */
   tools: z.looseObject({ experimental_request_user_input: z.looseObject({ enabled: z.boolean().optional() }).optional() }).optional(),
   /** Decide before a client is asked: first matching rule wins (see src/agent/approvalRules.ts). */

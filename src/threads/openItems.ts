@@ -18,10 +18,6 @@ interface OpenItem {
 export class OpenItems {
   private readonly items = new Map<string, OpenItem>();
 
-  get size(): number {
-    return this.items.size;
-  }
-
   /** Adds an item that has just started. */
   add(item: ThreadItem): void {
     this.items.set(item.id, { started: item, streamed: null, summary: null });

@@ -145,8 +145,11 @@ export class ThreadManager<S extends object> {
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
     // Last, the login profile: its first command should not wait for it either (see LoginShell).
-    const prepareShell = () =>
-      options.agent.loginShell.prepare(childEnvironment(options.config.current.shell_environment_policy, options.agent.env));
+    const prepareShell = async () => {
+      const config = options.config.current;
+      if (config.features?.shell_snapshot === false) return;
+      await options.agent.loginShell.prepare("/bin/bash", childEnvironment(config.shell_environment_policy, options.agent.env));
+    };
     this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
   }
 

@@ -230,12 +230,23 @@ describe("commands", () => {
   });
 });
 
-/** A home whose login profile greets on stdout, counts its runs in `profile-runs`, exports a marker and defines a function. */
+/**
+ * A home whose login profile greets on stdout, counts its runs in `profile-runs`, exports a marker
+ * and a secret-looking variable, and defines two functions, one needing the extglob option it sets.
+ */
 function homeWithProfile(): string {
   const home = tempDir("aas-profile-");
   writeFileSync(
     path.join(home, ".bash_profile"),
-    `echo Welcome\necho sourced >> "${home}/profile-runs"\nexport PROFILE_MARKER=from-profile\ngreet() { echo "hello $1"; }\n`,
+    [
+      "echo Welcome",
+      `echo sourced >> "${home}/profile-runs"`,
+      "export PROFILE_MARKER=from-profile PROFILE_API_TOKEN=sk-from-profile",
+      'greet() { echo "hello $1"; }',
+      "shopt -s extglob",
+      'isab() { case "$1" in @(a|b)) echo "$1 is a or b" ;; *) echo "$1 is other" ;; esac; }',
+      "",
+    ].join("\n"),
   );
   return home;
 }
@@ -245,8 +256,8 @@ describe("login profile", () => {
     const home = homeWithProfile();
     const { server, mock } = await launch(
       [
-        { items: [{ type: "exec", cmd: "echo marker=$PROFILE_MARKER", callId: "call_1" }] },
-        { items: [{ type: "exec", cmd: "greet world", callId: "call_2" }] },
+        { items: [{ type: "exec", cmd: "echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped}", callId: "call_1" }] },
+        { items: [{ type: "exec", cmd: "greet world; isab b", callId: "call_2" }] },
         { items: [{ type: "exec", cmd: "echo third; echo line=$LINENO", callId: "call_3" }] },
         { items: [{ type: "message", text: "Done." }] },
       ],
@@ -254,14 +265,35 @@ describe("login profile", () => {
     );
     const threadId = await startThread(server);
     await runTurn(server, threadId, "Go.");
-    // What the profile prints is not part of any command's output.
-    expect(lastToolOutput(mock.requests[1]!.body)).toMatch(/Output:\nmarker=from-profile\n$/);
-    expect(lastToolOutput(mock.requests[2]!.body)).toContain("hello world\n");
+    // What the profile prints is not part of any command's output; what it exports passes the
+    // environment policy like the server's own variables (secret-looking ones are dropped).
+    expect(lastToolOutput(mock.requests[1]!.body)).toMatch(/Output:\nmarker=from-profile token=dropped\n$/);
+    expect(lastToolOutput(mock.requests[2]!.body)).toContain("hello world\nb is a or b\n");
     // The script is not rewritten: bash numbers its lines from 1, as under `bash -lc`.
     expect(lastToolOutput(mock.requests[3]!.body)).toContain("third\nline=1\n");
     expect(readFileSync(path.join(home, "profile-runs"), "utf8")).toBe("sourced\n");
     const commands = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution").map((m) => m.params.item.command);
-    expect(commands).toEqual(["/bin/bash -lc 'echo marker=$PROFILE_MARKER'", "/bin/bash -lc 'greet world'", "/bin/bash -lc 'echo third; echo line=$LINENO'"]);
+    expect(commands).toEqual([
+      "/bin/bash -lc 'echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped}'",
+      "/bin/bash -lc 'greet world; isab b'",
+      "/bin/bash -lc 'echo third; echo line=$LINENO'",
+    ]);
+  });
+
+  it("features.shell_snapshot = false runs the profile with every command, as before", async () => {
+    const home = homeWithProfile();
+    const { server } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "greet one", callId: "call_1" }] },
+        { items: [{ type: "exec", cmd: "greet two", callId: "call_2" }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      { home, sandbox: "danger-full-access", args: ["-c", "features.shell_snapshot=false"] },
+    );
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Go.");
+    expect(readFileSync(path.join(home, "profile-runs"), "utf8")).toBe("sourced\nsourced\n");
+    expect(existsSync(path.join(home, "shell_snapshots"))).toBe(false);
   });
 
   it("is not sourced again by the command's own child shells, and its snapshot is gone after shutdown", async () => {

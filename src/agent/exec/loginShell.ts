@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ResultPromise } from "execa";
@@ -10,12 +10,25 @@ const CAPTURE_TIMEOUT_MS = 10_000;
 const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
 /** Printed before the environment, so whatever the profile itself prints to stdout is skipped. */
 const ENV_MARKER = "\0agent-app-server:env\0";
+/**
+ * Writes the snapshot file and prints the environment. BASH_ENV is unset first, so a function the
+ * shell cannot parse back never leaves it set for the command's child shells; shell options come
+ * before the functions that may need them (extglob patterns); `builtin` so that no function of the
+ * profile's can stand in for these commands. The read-only options a login shell reports are left out.
+ */
+const CAPTURE_SCRIPT = [
+  `builtin printf 'unset BASH_ENV\\n' > "$1"`,
+  `builtin shopt -p | while builtin read -r line; do case "$line" in *login_shell|*restricted_shell) ;; *) builtin printf '%s\\n' "$line" ;; esac; done >> "$1"`,
+  `builtin declare -f >> "$1"`,
+  `builtin printf '${ENV_MARKER.replaceAll("\0", "\\0")}'`,
+  "exec env -0",
+].join(" && ");
 
-/** What the login profile adds to a given environment: variables set and removed, functions defined. */
+/** What the login profile adds to a given environment: variables set and removed, options and functions. */
 interface Snapshot {
   readonly set: Readonly<Record<string, string>>;
   readonly unset: readonly string[];
-  /** A file of `declare -f` output, sourced through BASH_ENV. */
+  /** The profile's shell options and functions, sourced through BASH_ENV. */
   readonly file: string;
 }
 
@@ -26,68 +39,78 @@ export interface ShellCommand {
 }
 
 /**
- * Runs the user's login profile once per environment instead of once per command. Commands come as
- * `bash -lc <script>`; sourcing the profile (pyenv, nvm, conda…) can take most of a second each
- * time, longer than a short `yield_time_ms`. As Codex does with its shell snapshots, the profile
- * runs once in the background; each command then runs as `bash -c <script>` with the variables
- * the profile set and, through BASH_ENV, the functions it defined. Aliases are left out, as
- * `bash -lc` does not expand them either. If the profile cannot be captured, commands keep `-lc`.
+ * Runs the user's login profile once per shell and environment instead of once per command.
+ * Commands come as `bash -lc <script>`; sourcing the profile (pyenv, nvm, conda…) can take most of
+ * a second each time, longer than a short `yield_time_ms`. Like Codex's shell snapshots, the
+ * profile runs once in the background; each command then runs as `bash -c <script>` with the
+ * variables the profile set and, through BASH_ENV, the options and functions it defined. Aliases
+ * are left out, as `bash -lc` does not expand them either. If the profile cannot be captured,
+ * commands keep `-lc`.
  */
 export class LoginShell {
   private readonly snapshots = new Map<string, Promise<Snapshot | null>>();
   private readonly files = new Set<string>();
   /** Captures still running, killed by {@link close} so none outlives the server. */
   private readonly running = new Set<ResultPromise>();
+  /** Per instance, so two servers sharing a home never delete each other's snapshots. */
+  private readonly instance = randomUUID();
   private closed = false;
+  private swept = false;
 
   constructor(private readonly directory: string) {}
 
-  /** Starts capturing the profile for `env` in the background (once per distinct environment). */
-  prepare(env: Readonly<Record<string, string>>): Promise<unknown> {
-    return this.snapshotFor(env);
+  /** Starts capturing the profile of `shell` for `env` in the background (once per distinct pair). */
+  prepare(shell: string, env: Readonly<Record<string, string>>): Promise<unknown> {
+    return this.snapshotFor(shell, env);
   }
 
-  /** `argv` as it should be spawned: a `bash -lc` command without the profile run, else unchanged. */
-  async command(argv: readonly string[], env: Record<string, string>): Promise<ShellCommand> {
+  /**
+   * `argv` as it should be spawned: a `bash -lc` command without the profile run, else unchanged.
+   * `policy` filters the environment the profile leaves, as the command's own environment was.
+   */
+  async command(
+    argv: readonly string[],
+    env: Record<string, string>,
+    policy: (env: Record<string, string>) => Record<string, string>,
+  ): Promise<ShellCommand> {
     const [shell, flag, script] = argv;
     if (argv.length !== 3 || flag !== "-lc" || path.basename(shell!) !== "bash" || env.BASH_ENV !== undefined) return { argv, env };
-    const snapshot = await this.snapshotFor(env);
+    const snapshot = await this.snapshotFor(shell!, env);
     if (!snapshot) return { argv, env };
-    const withProfile: Record<string, string> = { ...env, ...snapshot.set, BASH_ENV: snapshot.file };
+    const withProfile: Record<string, string> = { ...env, ...snapshot.set };
     for (const name of snapshot.unset) delete withProfile[name];
-    return { argv: [shell!, "-c", script!], env: withProfile };
+    return { argv: [shell!, "-c", script!], env: { ...policy(withProfile), BASH_ENV: snapshot.file } };
   }
 
-  /** Stops captures still running and deletes the snapshot files. */
+  /** Stops captures still running, waits for them, and deletes the snapshot files. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.running.size > 0) {
       const { killProcessGroup } = await import("./processGroup.js");
-      for (const child of this.running) killProcessGroup(child);
+      for (const child of this.running) stopCapture(child, killProcessGroup);
     }
+    await Promise.all(this.snapshots.values());
     for (const file of this.files) rmSync(file, { force: true });
     this.files.clear();
   }
 
-  private snapshotFor(env: Readonly<Record<string, string>>): Promise<Snapshot | null> {
-    const key = fingerprint(env);
+  private snapshotFor(shell: string, env: Readonly<Record<string, string>>): Promise<Snapshot | null> {
+    if (this.closed) return Promise.resolve(null);
+    const key = fingerprint(shell, env);
     let snapshot = this.snapshots.get(key);
     if (!snapshot) {
-      snapshot = this.capture(env, path.join(this.directory, `${process.pid}-${key.slice(0, 16)}.sh`));
+      snapshot = this.capture(shell, env, path.join(this.directory, `${process.pid}-${this.instance}-${key.slice(0, 12)}.sh`));
       this.snapshots.set(key, snapshot);
     }
     return snapshot;
   }
 
-  private async capture(env: Readonly<Record<string, string>>, file: string): Promise<Snapshot | null> {
+  private async capture(shell: string, env: Readonly<Record<string, string>>, file: string): Promise<Snapshot | null> {
     try {
       mkdirSync(this.directory, { recursive: true });
-      // Functions go to the file; the environment comes back NUL-separated, so any value survives.
-      const script = `declare -f > "$1" && printf 'unset BASH_ENV\\n' >> "$1" && printf '${ENV_MARKER.replaceAll("\0", "\\0")}' && exec env -0`;
-      const output = await run(["/bin/bash", "-lc", script, "bash", file], env, this.running);
-      // A capture that outlived close() (killed by it) must not leave its file behind.
-      if (this.closed) rmSync(file, { force: true });
-      else this.files.add(file);
+      this.sweepOnce();
+      this.files.add(file);
+      const output = await run([shell, "-lc", CAPTURE_SCRIPT, "bash", file], env, this.running);
       const start = output?.lastIndexOf(ENV_MARKER) ?? -1;
       if (output === null || start === -1 || this.closed) return null;
       const after = new Map<string, string>();
@@ -104,18 +127,46 @@ export class LoginShell {
       return null;
     }
   }
+
+  /** Removes the snapshots of server processes that are gone (a crash skips their shutdown). */
+  private sweepOnce(): void {
+    if (this.swept) return;
+    this.swept = true;
+    for (const name of readdirSync(this.directory)) {
+      const pid = Number(name.split("-")[0]);
+      if (Number.isInteger(pid) && pid > 0 && !isRunning(pid)) rmSync(path.join(this.directory, name), { force: true });
+    }
+  }
 }
 
-/** A stable key for an environment. */
-function fingerprint(env: Readonly<Record<string, string>>): string {
-  const hash = createHash("sha256");
+/** Kills a capture's process group and closes its pipes, which a process it started in a session of its own may hold. */
+function stopCapture(child: ResultPromise, killProcessGroup: (child: ResultPromise) => void): void {
+  killProcessGroup(child);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A stable key for a shell and an environment. */
+function fingerprint(shell: string, env: Readonly<Record<string, string>>): string {
+  const hash = createHash("sha256").update(`${shell}\0`);
   for (const name of Object.keys(env).sort()) hash.update(`${name}=${env[name]}\0`);
   return hash.digest("hex");
 }
 
 /**
  * Runs `argv` as a process group (listed in `running` meanwhile) and resolves with its stdout, or
- * null if it fails or outlasts the capture timeout. Process support loads here, not at start-up.
+ * null if it fails or outlasts the capture timeout: then its group is killed and its pipes closed,
+ * even if something it started in a session of its own still holds them. Process support loads
+ * here, not at start-up.
  */
 async function run(argv: readonly string[], env: Readonly<Record<string, string>>, running: Set<ResultPromise>): Promise<string | null> {
   const { killProcessGroup, processExit, spawnProcessGroup } = await import("./processGroup.js");
@@ -124,11 +175,17 @@ async function run(argv: readonly string[], env: Readonly<Record<string, string>
   // Read and dropped: a profile that writes much to stderr must not stall on a full pipe.
   child.stderr?.resume();
   const chunks: Buffer[] = [];
-  child.stdout!.on("data", (chunk: Buffer) => chunks.push(chunk));
-  const timer = setTimeout(() => killProcessGroup(child), CAPTURE_TIMEOUT_MS);
-  timer.unref();
-  const exit = await processExit(child);
+  child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      stopCapture(child, killProcessGroup);
+      resolve(null);
+    }, CAPTURE_TIMEOUT_MS);
+    timer.unref();
+  });
+  const exit = await Promise.race([processExit(child), timedOut]);
   clearTimeout(timer);
   running.delete(child);
-  return exit.exitCode === 0 ? Buffer.concat(chunks).toString("utf8") : null;
+  return exit?.exitCode === 0 ? Buffer.concat(chunks).toString("utf8") : null;
 }

@@ -93,10 +93,13 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
   context.signal.throwIfAborted();
 
-  const shell = await context.environment.loginShell.command(
-    request.argv,
-    childEnvironment(context.environment.config.shell_environment_policy, context.environment.env),
-  );
+  const policy = context.environment.config.shell_environment_policy;
+  const env = childEnvironment(policy, context.environment.env);
+  const shell =
+    context.environment.config.features?.shell_snapshot === false
+      ? { argv: request.argv, env }
+      : await context.environment.loginShell.command(request.argv, env, (vars) => childEnvironment(policy, vars));
+  context.signal.throwIfAborted();
   let argv = shell.argv;
   if (decision.sandboxed) {
     const sandboxed = await sandboxedArgv(shell.argv, {
