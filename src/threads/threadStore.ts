@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import type { Logger } from "../runtime/logger.js";
@@ -102,23 +102,31 @@ export class ThreadStore {
   }
 
   /**
-   * Creates the file of a new thread with its first record (fsynced when `durable`); returns its
-   * path and writer. The day's directory is made only when the file cannot be created without it,
-   * so a start costs one open, one write and one fsync.
+   * Creates the file of a new thread with its first record; returns its path and writer. When
+   * `durable`, the record and the file's directory entry are fsynced (and the entries of the
+   * directories made for it), so the thread survives a crash once this resolves. The day's
+   * directory is made only when the file cannot be created without it: a start costs one open,
+   * one write and two fsyncs. A file whose first record could not be written is removed.
    */
   async create(record: Extract<ThreadRecord, { type: "thread" }>, durable: boolean): Promise<{ path: string; writer: ThreadFileWriter }> {
     const dir = this.dayDir(record.at);
     const stamp = new Date(record.at).toISOString().slice(0, 19).replace(/:/g, "-");
     const file = path.join(dir, `rollout-${stamp}-${record.identity.id}.jsonl`);
+    // The directories whose entries changed: the day's, and those above it made just now.
+    const changed = [dir];
     const writer = await ThreadFileWriter.create(file).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== "ENOENT") throw error;
-      await mkdir(dir, { recursive: true });
+      // The first directory made (undefined: a concurrent start made the day's first); each made one's entry is in its parent.
+      const first = (await mkdir(dir, { recursive: true })) ?? dir;
+      for (let made = dir; made !== path.dirname(first); made = path.dirname(made)) changed.push(path.dirname(made));
       return ThreadFileWriter.create(file);
     });
     try {
       await writer.append(record, durable);
+      if (durable) for (const directory of changed) await syncDirectory(directory);
     } catch (error) {
       await writer.close().catch(() => undefined);
+      await rm(file, { force: true });
       throw error;
     }
     return { path: file, writer };
@@ -249,4 +257,14 @@ async function listThreadFiles(dir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl"))
     .map((entry) => path.join(entry.parentPath ?? (entry as { path: string }).path, entry.name));
+}
+
+/** fsyncs a directory, making the entries created in it durable. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

@@ -146,7 +146,9 @@ describe("fault suite", () => {
     expect((await server.closeStdin()).code).toBe(0);
     const calls = syscalls(readFileSync(log, "utf8"));
     const toClient = (needle: string) => calls.findIndex((call) => call.name === "write" && call.text.startsWith("1<") && call.text.includes(needle));
-    const synced = calls.flatMap((call, index) => (/^f(data)?sync$/.test(call.name) && call.text.includes(`${threadId}.jsonl>`) && / = 0$/.test(call.text) ? [index] : []));
+    const syncedPath = (file: string) => calls.flatMap((call, index) => (/^f(data)?sync$/.test(call.name) && call.text.includes(`${file}>`) && / = 0$/.test(call.text) ? [index] : []));
+    const synced = syncedPath(`${threadId}.jsonl`);
+    const threadPath = server.messages.find((m) => m.method === "thread/started")!.params.thread.path as string;
     // strace escapes the quotes of the JSON it shows.
     const told = [
       toClient(`\\"result\\":{\\"thread\\":{\\"id\\":\\"${threadId}`),
@@ -154,6 +156,10 @@ describe("fault suite", () => {
       toClient(`\\"method\\":\\"turn/completed\\"`),
     ];
     expect(told.every((index) => index > 0)).toBe(true);
+    // The directory that holds the new file was fsynced too (and, on a fresh home, those made for it), before the answer.
+    for (const dir of [path.dirname(threadPath), path.dirname(path.dirname(threadPath))]) {
+      expect(syncedPath(dir).some((sync) => sync < told[0]!), `fsync of ${dir} before thread/start's answer`).toBe(true);
+    }
     // Between one client-visible step and the next, the thread's file was fsynced: the thread, the turn's start, its end.
     for (const [step, index] of told.entries()) {
       const previous = step === 0 ? -1 : told[step - 1]!;
