@@ -26,7 +26,6 @@ import type { ReviewStartParams } from "../protocol/reviewMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
 import { checkTurnInput } from "../agent/userInputs.js";
 import { AGENT_STEPS, AgentWarmUp } from "../agent/warmUp.js";
-import { childEnvironment } from "../agent/exec/childEnvironment.js";
 import type { Activity } from "../runtime/activity.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../agent/compaction.js";
 import { ActiveTurn, type OpenRequest, type TurnHost } from "./activeTurn.js";
@@ -145,11 +144,7 @@ export class ThreadManager<S extends object> {
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
     // Last, the login profile: its first command should not wait for it either (see LoginShell).
-    const prepareShell = async () => {
-      const config = options.config.current;
-      if (config.features?.shell_snapshot === false) return;
-      await options.agent.loginShell.prepare("/bin/bash", childEnvironment(config.shell_environment_policy, options.agent.env));
-    };
+    const prepareShell = () => options.agent.loginShell.prepare(options.config.current, options.agent.env);
     this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
   }
 

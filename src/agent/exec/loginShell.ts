@@ -3,6 +3,8 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ResultPromise } from "execa";
+import type { Config } from "../../config/schema.js";
+import { childEnvironment } from "./childEnvironment.js";
 
 /** How long the login profile may take to run once before commands fall back to running it themselves. */
 const CAPTURE_TIMEOUT_MS = 10_000;
@@ -59,27 +61,28 @@ export class LoginShell {
 
   constructor(private readonly directory: string) {}
 
-  /** Starts capturing the profile of `shell` for `env` in the background (once per distinct pair). */
-  prepare(shell: string, env: Readonly<Record<string, string>>): Promise<unknown> {
-    return this.snapshotFor(shell, env);
+  /** Starts capturing the profile of `/bin/bash` for commands under `config` in the background (unless opted out). */
+  async prepare(config: Config, serverEnv: NodeJS.ProcessEnv): Promise<void> {
+    if (config.features?.shell_snapshot === false) return;
+    await this.snapshotFor("/bin/bash", childEnvironment(config.shell_environment_policy, serverEnv));
   }
 
   /**
-   * `argv` as it should be spawned: a `bash -lc` command without the profile run, else unchanged.
-   * `policy` filters the environment the profile leaves, as the command's own environment was.
+   * How to spawn `argv` under `config`: with the environment `shell_environment_policy` gives it,
+   * and for a `bash -lc` command, as `bash -c` without the profile run (unless opted out). What the
+   * profile exports passes the same policy.
    */
-  async command(
-    argv: readonly string[],
-    env: Record<string, string>,
-    policy: (env: Record<string, string>) => Record<string, string>,
-  ): Promise<ShellCommand> {
+  async command(argv: readonly string[], config: Config, serverEnv: NodeJS.ProcessEnv): Promise<ShellCommand> {
+    const policy = config.shell_environment_policy;
+    const env = childEnvironment(policy, serverEnv);
     const [shell, flag, script] = argv;
+    if (config.features?.shell_snapshot === false) return { argv, env };
     if (argv.length !== 3 || flag !== "-lc" || path.basename(shell!) !== "bash" || env.BASH_ENV !== undefined) return { argv, env };
     const snapshot = await this.snapshotFor(shell!, env);
     if (!snapshot) return { argv, env };
     const withProfile: Record<string, string> = { ...env, ...snapshot.set };
     for (const name of snapshot.unset) delete withProfile[name];
-    return { argv: [shell!, "-c", script!], env: { ...policy(withProfile), BASH_ENV: snapshot.file } };
+    return { argv: [shell!, "-c", script!], env: { ...childEnvironment(policy, withProfile), BASH_ENV: snapshot.file } };
   }
 
   /** Stops captures still running, waits for them, and deletes the snapshot files. */

@@ -4,7 +4,6 @@ import { TurnCancelled } from "../approvals.js";
 import { heredocPatch } from "../patch/patchParser.js";
 import { applyPatch } from "../tools/applyPatch.js";
 import type { ToolContext } from "../tools/tool.js";
-import { childEnvironment } from "./childEnvironment.js";
 import { parseCommandActions } from "./commandActions.js";
 import { execOutputText, shellOutputText } from "./commandOutput.js";
 import { decideCommand } from "./commandPolicy.js";
@@ -93,12 +92,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
   context.signal.throwIfAborted();
 
-  const policy = context.environment.config.shell_environment_policy;
-  const env = childEnvironment(policy, context.environment.env);
-  const shell =
-    context.environment.config.features?.shell_snapshot === false
-      ? { argv: request.argv, env }
-      : await context.environment.loginShell.command(request.argv, env, (vars) => childEnvironment(policy, vars));
+  const shell = await context.environment.loginShell.command(request.argv, context.environment.config, context.environment.env);
   context.signal.throwIfAborted();
   let argv = shell.argv;
   if (decision.sandboxed) {
