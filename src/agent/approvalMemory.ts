@@ -1,11 +1,10 @@
 import type { ApprovalRule } from "../config/schema.js";
-import { commandVerdict } from "./approvalRules.js";
-import { splitWords } from "./exec/shellWords.js";
+import type { ParsedScript } from "./safety/shellParser.js";
 
 /**
  * What the user approved for the rest of a thread's life in memory: exact commands and paths
  * (`acceptForSession`), and `allow` rules learned from `acceptWithExecpolicyAmendment`, kept in
- * the same form as `[[approval_rules]]` in config.
+ * the same form as `[[approval_rules]]` in config (the decision module reads both).
  */
 export class ApprovalMemory {
   private readonly keys = new Set<string>();
@@ -26,14 +25,14 @@ export class ApprovalMemory {
     if (prefix.length > 0) this.learned.push({ action: "allow", command: [...prefix] });
   }
 
-  /** Whether a learned rule allows the command (see {@link commandVerdict} for compound scripts). */
-  allowsCommand(argv: readonly string[], script: string): boolean {
-    return commandVerdict(this.learned, argv, script)?.action === "allow";
+  /** The `allow` rules learned so far. */
+  rules(): readonly ApprovalRule[] {
+    return this.learned;
   }
 }
 
-/** The prefix to offer for "don't ask again": the script's words when it is one simple command, else the whole argv. */
-export function proposedPrefix(argv: readonly string[], script: string): string[] {
-  const words = splitWords(script.trim());
-  return words && words.length > 0 ? words : [...argv];
+/** The prefix to offer for "don't ask again": the words of a script that is one plain simple command, else the whole argv. */
+export function proposedPrefix(argv: readonly string[], parsed: ParsedScript): string[] {
+  const only = parsed.plain?.length === 1 ? parsed.plain[0]! : null;
+  return only && only.length > 0 ? [...only] : [...argv];
 }

@@ -17,10 +17,15 @@ async function warmUpFetch(): Promise<void> {
 
 /**
  * What a turn needs, in the order turns need it: the openai SDK and fetch (every turn), then command
- * support (execa, the first command). Each step is one `import()` or request, the finest grain
+ * support (execa, the first command) and the shell parser (its decision). Each step is one `import()` or request, the finest grain
  * Node offers.
  */
-export const AGENT_STEPS: readonly WarmUpStep[] = [() => import("openai"), warmUpFetch, () => import("./exec/processSession.js")];
+export const AGENT_STEPS: readonly WarmUpStep[] = [
+  () => import("openai"),
+  warmUpFetch,
+  () => import("./exec/processSession.js"),
+  () => import("./safety/shellParser.js").then((parser) => parser.preloadShellParser()),
+];
 
 /**
  * How long the server must have had nothing to do before a step starts. A step keeps the event loop

@@ -111,7 +111,7 @@ export const Config = z.looseObject({
   features: z.looseObject({ shell_snapshot: z.boolean().optional() }).optional(),
   /** `[tools]`: optional tools (`experimental_request_user_input.enabled` offers `request_user_input`). */
   tools: z.looseObject({ experimental_request_user_input: z.looseObject({ enabled: z.boolean().optional() }).optional() }).optional(),
-  /** Decide before a client is asked: first matching rule wins (see src/agent/approvalRules.ts). */
+  /** Decide before a client is asked: first matching rule wins (see src/agent/safety/approvalRules.ts). */
   approval_rules: z.array(ApprovalRule).optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
 });

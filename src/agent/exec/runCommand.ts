@@ -6,12 +6,11 @@ import { applyPatch } from "../tools/applyPatch.js";
 import type { ToolContext } from "../tools/tool.js";
 import { parseCommandActions } from "./commandActions.js";
 import { execOutputText, shellOutputText } from "./commandOutput.js";
-import { decideCommand } from "./commandPolicy.js";
-import { isKnownSafe } from "./safeCommands.js";
 import { sandboxedArgv } from "./sandbox.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
-import { commandVerdict } from "../approvalRules.js";
+import { decideCommand } from "../safety/decision.js";
+import { parseScript } from "../safety/shellParser.js";
 
 /** A command the model asked for, from any of the shell tools. */
 export interface CommandRequest {
@@ -55,20 +54,25 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const finish = (fields: Partial<Extract<ThreadItem, { type: "commandExecution" }>> & { status: "completed" | "failed" | "declined" }) =>
     context.emit({ type: "itemCompleted", item: { ...base, aggregatedOutput: null, exitCode: null, durationMs: null, ...fields } });
 
-  const sessionKey = `command:${command}`;
-  const verdict = commandVerdict(context.environment.config.approval_rules ?? [], request.argv, request.script);
-  const decision = decideCommand(context.settings.approvalPolicy, context.settings.sandbox, {
+  const parsed = await parseScript(request.script);
+  // An escalated yes covers only escalated runs of the command, a sandboxed yes only sandboxed ones.
+  const sessionKey = `command:${request.escalate ? "escalated:" : ""}${command}`;
+  const decision = decideCommand({
+    policy: context.settings.approvalPolicy,
+    sandbox: context.settings.sandbox,
+    argv: request.argv,
+    parsed,
     escalate: request.escalate,
-    knownSafe: isKnownSafe(request.script),
-    acceptedForSession: context.sessionApprovals.has(sessionKey) || context.sessionApprovals.allowsCommand(request.argv, request.script),
-    rule: verdict?.action ?? null,
+    rules: context.environment.config.approval_rules ?? [],
+    learned: context.sessionApprovals.rules(),
+    acceptedForSession: context.sessionApprovals.has(sessionKey),
   });
   await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
-  if (decision.refused) {
+  if (decision.kind === "refuse") {
     await finish({ status: "declined" });
-    return `exec_command rejected: approval rule ${verdict!.index} (${verdict!.action}${verdict!.rule.description ? `: ${verdict!.rule.description}` : ""}) ${verdict!.action === "deny" ? "forbids this command" : "needs the user's approval, and the approval policy is never"}; it was not run.`;
+    return `exec_command rejected: ${decision.message}`;
   }
-  if (decision.ask) {
+  if (decision.kind === "ask") {
     const answer = await context.ask({
       kind: "command",
       itemId: request.callId,
@@ -76,7 +80,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       cwd: request.workdir,
       commandActions: base.commandActions,
       reason: request.justification,
-      proposedAmendment: proposedPrefix(request.argv, request.script),
+      proposedAmendment: proposedPrefix(request.argv, parsed),
     });
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
     if (typeof answer === "object") context.sessionApprovals.allowPrefix(answer.allowPrefix);
@@ -96,9 +100,10 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   context.signal.throwIfAborted();
   let argv = shell.argv;
   if (decision.sandboxed) {
+    // The writable roots come from the thread's cwd and settings, never from the model's workdir.
     const sandboxed = await sandboxedArgv(shell.argv, {
       policy: context.settings.sandbox,
-      workspace: request.workdir,
+      workspace: context.cwd,
       cwd: request.workdir,
       home: context.environment.home,
       env: context.environment.env,

@@ -2,6 +2,7 @@ import { mkdir, readFile, readlink, realpath, rm, writeFile } from "node:fs/prom
 import path from "node:path";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
+import type { WritableRoots } from "../exec/sandbox.js";
 
 /** One file change of a verified patch, ready to write. Paths are absolute. */
 export interface PlannedChange {
@@ -45,8 +46,9 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
   return planned;
 }
 
-/** Writes a planned patch. */
-export async function commitPatch(changes: readonly PlannedChange[]): Promise<void> {
+/** Writes a planned patch (confinement: where it may land; null for full access). */
+export async function commitPatch(changes: readonly PlannedChange[], confinement: WritableRoots | null): Promise<void> {
+  void confinement;
   for (const change of changes) {
     if (change.kind === "delete") {
       await rm(change.path);

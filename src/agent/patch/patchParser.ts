@@ -109,9 +109,12 @@ function pathOf(line: string, prefix: string, lineNumber: number): string {
   return path;
 }
 
-/** The patch text of a shell script of the form `apply_patch <<'EOF' … EOF` (optionally after `cd DIR &&`), or null. */
+/**
+ * The patch text of a shell script of the form `apply_patch <<'EOF' … EOF` (optionally after
+ * `cd DIR &&`, DIR a plain word: quotes or expansions would mean something else to bash), or null.
+ */
 export function heredocPatch(script: string): { patch: string; cd: string | null } | null {
-  const match = /^\s*(?:cd\s+(\S+)\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2\s*\n([\s\S]*?)\n\3\s*$/.exec(script);
+  const match = /^\s*(?:cd\s+([^\s'"$`\\;&|<>(){}*?~!#]+)\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\2\s*\n([\s\S]*?)\n\3\s*$/.exec(script);
   if (!match) return null;
   return { patch: match[4]!, cd: match[1] ?? null };
 }

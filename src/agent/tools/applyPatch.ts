@@ -1,11 +1,11 @@
 import path from "node:path";
 import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
-import { pathVerdict } from "../approvalRules.js";
 import type { ToolCall } from "../conversation.js";
-import { isInside, writableRoots } from "../exec/sandbox.js";
+import { isInside, writableRoots, type WritableRoots } from "../exec/sandbox.js";
 import { commitPatch, planPatch, realLocation, type PlannedChange } from "../patch/patchApply.js";
 import { parsePatch } from "../patch/patchParser.js";
+import { decidePatch } from "../safety/decision.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 // Codex's apply_patch grammar, offered as a freeform tool so models trained on Codex write it well.
@@ -70,42 +70,38 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   const changes = planned.map(toWireChange);
   await context.emit({ type: "itemStarted", item: item(changes, "inProgress") });
 
-  const outside = await pathsOutsideWritableRoots(planned, cwd, context);
-  const policy = context.settings.approvalPolicy;
-  const touched = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path])).map((file) => path.relative(cwd, file));
-  const verdict = pathVerdict(context.environment.config.approval_rules ?? [], touched);
-  if (verdict?.action === "deny") {
-    await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
-    return `apply_patch rejected: approval rule ${verdict.index}${verdict.rule.description ? ` (${verdict.rule.description})` : ""} forbids writing ${touched.join(", ")}; the files were not changed.`;
-  }
+  const roots = writableRoots(context.settings.sandbox, context.cwd, context.environment.home, context.environment.env);
+  const targets = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path]));
+  const outside = await pathsOutsideWritableRoots(targets, roots);
+  const touched = targets.map((file) => path.relative(context.cwd, file));
   const sessionKey = `patch:${planned.map((change) => change.movePath ?? change.path).sort().join("\n")}`;
-  // An allow rule waives the question untrusted asks; writes outside the writable roots still need a yes.
-  const ruleAsks = verdict?.action === "ask";
-  const asks = ruleAsks || (policy === "untrusted" && verdict?.action !== "allow") || outside.length > 0;
-  const mustAsk = asks && (ruleAsks || !context.sessionApprovals.has(sessionKey));
-  if (mustAsk && policy === "never") {
-    await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
-    return outside.length > 0
-      ? `apply_patch rejected: writing ${outside.join(", ")} is outside the writable roots, and the approval policy is never.`
-      : `apply_patch rejected: approval rule ${verdict!.index} needs the user's approval, and the approval policy is never.`;
+  const decision = decidePatch({
+    policy: context.settings.approvalPolicy,
+    rules: context.environment.config.approval_rules ?? [],
+    touched,
+    outside,
+    acceptedForSession: context.sessionApprovals.has(sessionKey),
+  });
+  if (decision.kind === "refuse") {
+    await context.emit({ type: "itemCompleted", item: item(changes, decision.status) });
+    return `apply_patch rejected: ${decision.message}`;
   }
-  if (mustAsk) {
-    const reason = outside.length > 0 ? `The patch writes outside the writable roots: ${outside.join(", ")}` : null;
-    const decision = await context.ask({ kind: "fileChange", itemId, reason, grantRoot: null });
-    if (decision === "acceptForSession") context.sessionApprovals.add(sessionKey);
-    if (decision === "decline" || decision === "cancel") {
+  if (decision.kind === "ask") {
+    const answer = await context.ask({ kind: "fileChange", itemId, reason: decision.reason, grantRoot: null });
+    if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (answer === "decline" || answer === "cancel") {
       await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
-      if (decision === "cancel") throw new TurnCancelled();
+      if (answer === "cancel") throw new TurnCancelled();
       return "apply_patch was rejected by the user; the files were not changed.";
     }
-    if (decision === "failed") {
+    if (answer === "failed") {
       await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
       return "apply_patch failed: the approval request got no valid answer; the files were not changed.";
     }
   }
   context.signal.throwIfAborted();
   try {
-    await commitPatch(planned);
+    await commitPatch(planned, confinementAfterYes(roots, outside));
   } catch (error) {
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
     return `apply_patch failed: ${(error as Error).message}`;
@@ -130,17 +126,31 @@ function toWireChange(change: PlannedChange): FileUpdateChange {
   return { path: change.path, kind, diff: change.diff };
 }
 
-/** The paths a patch would write that the sandbox policy does not allow (symlinks resolved). */
-async function pathsOutsideWritableRoots(planned: readonly PlannedChange[], cwd: string, context: ToolContext): Promise<string[]> {
-  const roots = writableRoots(context.settings.sandbox, cwd, context.environment.home, context.environment.env);
+/**
+ * The files a patch would write outside the writable roots or inside a protected path (symlinks
+ * resolved as they are now; the write itself is confined again, so a later swap cannot redirect it).
+ */
+async function pathsOutsideWritableRoots(targets: readonly string[], roots: WritableRoots | null): Promise<string[]> {
   if (!roots) return [];
   const realRoots = await Promise.all(roots.roots.map(realLocation));
   const realProtected = await Promise.all(roots.protectedPaths.map(realLocation));
   const outside: string[] = [];
-  for (const target of planned.flatMap((change) => [change.path, ...(change.movePath ? [change.movePath] : [])])) {
+  for (const target of targets) {
     const real = await realLocation(target);
     const writable = realRoots.some((root) => isInside(real, root)) && !realProtected.some((protectedPath) => isInside(real, protectedPath));
     if (!writable) outside.push(target);
   }
   return outside;
+}
+
+/**
+ * Where the write may land: the writable roots, plus, for files the user approved outside them,
+ * those files' directories (and their protected paths lifted). Null: full access, no confinement.
+ */
+function confinementAfterYes(roots: WritableRoots | null, approvedOutside: readonly string[]): WritableRoots | null {
+  if (!roots || approvedOutside.length === 0) return roots;
+  return {
+    roots: [...roots.roots, ...approvedOutside.map((file) => path.dirname(file))],
+    protectedPaths: roots.protectedPaths.filter((protectedPath) => !approvedOutside.some((file) => isInside(file, protectedPath))),
+  };
 }

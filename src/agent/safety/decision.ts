@@ -1,0 +1,125 @@
+import type { ApprovalRule } from "../../config/schema.js";
+import type { AskForApproval, SandboxPolicy } from "../../protocol/policy.js";
+import { commandVerdict, pathVerdict, type RuleVerdict } from "./approvalRules.js";
+import { isKnownSafeScript } from "./knownSafe.js";
+import type { ParsedScript } from "./shellParser.js";
+
+/**
+ * The one place that decides whether a command runs, is asked about or is refused, and whether a
+ * patch is written, asked about or refused. It combines the approval policy, the `[[approval_rules]]`
+ * of config and those learned from the user, known-safe commands, escalation requests and the
+ * writable roots. Tools act on its answer and decide nothing themselves.
+ */
+
+/** What to do with a command. `sandboxed: false` only ever follows a yes, or full access. */
+export type CommandDecision =
+  | { readonly kind: "run"; readonly sandboxed: boolean }
+  | { readonly kind: "ask"; readonly sandboxed: boolean }
+  | { readonly kind: "refuse"; readonly message: string };
+
+/** Everything a command decision depends on. */
+export interface CommandFacts {
+  readonly policy: AskForApproval;
+  readonly sandbox: SandboxPolicy;
+  readonly argv: readonly string[];
+  readonly parsed: ParsedScript;
+  /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
+  readonly escalate: boolean;
+  /** `[[approval_rules]]` from config. */
+  readonly rules: readonly ApprovalRule[];
+  /** `allow` rules the user added during this thread (`acceptWithExecpolicyAmendment`). */
+  readonly learned: readonly ApprovalRule[];
+  /** The user accepted this exact command, with this escalation, for the session. */
+  readonly acceptedForSession: boolean;
+}
+
+/** Codex's refusal of an escalation request under `never` (the model reads it). */
+export const NEVER_ESCALATE =
+  "approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never";
+
+/** Whether commands under this policy run in our sandbox (read-only and workspace-write). */
+export function sandboxActive(sandbox: SandboxPolicy): boolean {
+  return sandbox.type === "readOnly" || sandbox.type === "workspaceWrite";
+}
+
+/**
+ * Decides a command. A `deny` rule refuses. An escalation (only meaningful under an active
+ * sandbox) is always asked, and refused where the policy may not ask. An `ask` rule asks (refused
+ * under `never`). An `allow` rule, or the user's earlier yes, runs it sandboxed without asking.
+ * Otherwise `untrusted` asks for anything not known-safe, and the other policies run it sandboxed.
+ */
+export function decideCommand(facts: CommandFacts): CommandDecision {
+  const verdict = commandVerdict(facts.rules, facts);
+  if (verdict?.action === "deny") return { kind: "refuse", message: `${ruleText(verdict)} forbids this command; it was not run.` };
+  const sandboxed = sandboxActive(facts.sandbox);
+  if (facts.escalate && sandboxed) {
+    if (facts.policy === "never") return { kind: "refuse", message: NEVER_ESCALATE };
+    if (typeof facts.policy === "object" && !facts.policy.granular.sandbox_approval) {
+      return { kind: "refuse", message: "approval policy does not allow sandbox escalation requests; reject command — run it within the sandbox" };
+    }
+    return facts.acceptedForSession ? { kind: "run", sandboxed: false } : { kind: "ask", sandboxed: false };
+  }
+  if (verdict?.action === "ask") {
+    if (!mayAskForRules(facts.policy)) return { kind: "refuse", message: `${ruleText(verdict)} needs the user's approval, and the approval policy is never; it was not run.` };
+    return { kind: "ask", sandboxed };
+  }
+  if (verdict?.action === "allow" || facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow") return { kind: "run", sandboxed };
+  if (facts.policy === "untrusted" && !isKnownSafeScript(facts.parsed)) return { kind: "ask", sandboxed };
+  return { kind: "run", sandboxed };
+}
+
+/** What to do with a patch. */
+export type PatchDecision =
+  | { readonly kind: "write" }
+  | { readonly kind: "ask"; readonly reason: string | null }
+  | { readonly kind: "refuse"; readonly message: string; readonly status: "declined" | "failed" };
+
+/** Everything a patch decision depends on. */
+export interface PatchFacts {
+  readonly policy: AskForApproval;
+  readonly rules: readonly ApprovalRule[];
+  /** The files written, relative to the thread's cwd (what path globs match). */
+  readonly touched: readonly string[];
+  /** The files written outside the writable roots, or inside a protected path (`.git`, `.agents`, our home). */
+  readonly outside: readonly string[];
+  /** The user accepted a patch to these same files for the session. */
+  readonly acceptedForSession: boolean;
+}
+
+/**
+ * Decides a patch. A `deny` rule refuses. Writing outside the writable roots, an `ask` rule, or
+ * any patch under `untrusted` (unless an `allow` rule covers every file) needs a yes; the user's
+ * earlier yes for the same files stands in for it, except against an `ask` rule. Where the policy
+ * may not ask, what needs a yes is refused.
+ */
+export function decidePatch(facts: PatchFacts): PatchDecision {
+  const verdict = pathVerdict(facts.rules, facts.touched);
+  if (verdict?.action === "deny") {
+    return { kind: "refuse", status: "declined", message: `${patchRuleText(verdict)} forbids writing ${facts.touched.join(", ")}; the files were not changed.` };
+  }
+  const ruleAsks = verdict?.action === "ask";
+  const needsYes = ruleAsks || facts.outside.length > 0 || (facts.policy === "untrusted" && verdict?.action !== "allow");
+  if (!needsYes || (!ruleAsks && facts.acceptedForSession)) return { kind: "write" };
+  const outsideText = `writing ${facts.outside.join(", ")} is outside the writable roots`;
+  if (facts.policy === "never") {
+    const why = facts.outside.length > 0 ? outsideText : `approval rule ${verdict!.index} needs the user's approval`;
+    return { kind: "refuse", status: "failed", message: `${why}, and the approval policy is never.` };
+  }
+  if (typeof facts.policy === "object" && facts.outside.length > 0 && !facts.policy.granular.sandbox_approval) {
+    return { kind: "refuse", status: "failed", message: `${outsideText}, and the approval policy does not allow asking for it; the files were not changed.` };
+  }
+  return { kind: "ask", reason: facts.outside.length > 0 ? `The patch writes outside the writable roots: ${facts.outside.join(", ")}` : null };
+}
+
+function mayAskForRules(policy: AskForApproval): boolean {
+  return policy !== "never" && (typeof policy !== "object" || policy.granular.rules);
+}
+
+// Patch messages name a rule by its number and description only (as they always have).
+function patchRuleText(verdict: RuleVerdict): string {
+  return `approval rule ${verdict.index}${verdict.rule.description ? ` (${verdict.rule.description})` : ""}`;
+}
+
+function ruleText(verdict: RuleVerdict): string {
+  return `approval rule ${verdict.index} (${verdict.action}${verdict.rule.description ? `: ${verdict.rule.description}` : ""})`;
+}
