@@ -54,11 +54,15 @@ describe("approval rules", () => {
       "timeout 5 git push",
       "xargs -n1 git push < list",
       "bash -c 'git push'",
+      "env bash -c 'git push'",
+      "sudo -u me /bin/sh -c 'git push'",
       "sh -c \"bash -lc 'git push'\"",
       "eval git push",
       "bash -c \"$CMD\"",
       "git pu{sh,} origin",
       "git $SUB origin",
+      "$GIT push",
+      "\"$SHELL\" -c 'git push'",
       "cat <<EOF\n$(git push)\nEOF",
     ]) {
       expect(await verdict(deny, script), script).toBe("deny");

@@ -13,8 +13,9 @@ export interface ShellWord {
 export interface ShellCommand {
   readonly words: readonly ShellWord[];
   /**
-   * What runs cannot be seen: a nested shell or `eval` whose script is not a literal. Rules treat
-   * such a command as matching every `deny` and `ask`, and never as allowed.
+   * What runs cannot be seen: a program named by an expansion, or a nested shell or `eval` whose
+   * script is not a literal. Rules treat such a command as matching every `deny` and `ask`, and
+   * never as allowed.
    */
   readonly opaque: boolean;
 }
@@ -93,7 +94,8 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
       const words = commandWords(node);
       if (words.some((word) => !word.literal)) plain = false;
       plainCommands.push(words.map((word) => word.text));
-      commands.push({ words, opaque: false });
+      // A program named by an expansion (`$CMD push`) could be anything.
+      commands.push({ words, opaque: words[0]?.literal === false });
       commands.push(...nestedCommands(parser, words, depth));
     }
     if (root.hasError) commands.push({ words: [], opaque: true });
@@ -103,19 +105,24 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
   }
 }
 
-/** The commands a shell or `eval` word list runs itself: `bash -c SCRIPT`, `eval WORDS…`. */
+/**
+ * The commands a word list runs through a shell or `eval` (`bash -c SCRIPT`, `eval WORDS…`),
+ * wherever that shell appears in it, so a wrapper (`env bash -c …`, `sudo sh -c …`) hides nothing.
+ */
 function nestedCommands(parser: Parser, words: readonly ShellWord[], depth: number): ShellCommand[] {
-  const name = words[0];
-  if (!name) return [];
-  const program = name.text.split("/").pop() ?? "";
-  let script: readonly ShellWord[] | null = null;
-  if (program === "eval") {
-    script = words.slice(1);
-  } else if (SHELLS.has(program)) {
-    const flag = words.findIndex((word, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text));
+  const at = words.findIndex((word) => {
+    const program = word.text.split("/").pop() ?? "";
+    return program === "eval" || SHELLS.has(program);
+  });
+  if (at === -1) return [];
+  let script: readonly ShellWord[] = [];
+  if (words[at]!.text.split("/").pop() === "eval") {
+    script = words.slice(at + 1);
+  } else {
+    const flag = words.findIndex((word, i) => i > at && /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text));
     if (flag !== -1) script = words.slice(flag + 1, flag + 2);
   }
-  if (script === null || script.length === 0) return [];
+  if (script.length === 0) return [];
   if (depth >= MAX_NESTING || script.some((word) => !word.literal)) return [{ words, opaque: true }];
   return [...analyze(parser, script.map((word) => word.text).join(" "), depth + 1).commands];
 }
