@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { RawWebSocketClient } from "../support/rawWebSocket.js";
 import { ServerProcess } from "../support/serverProcess.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -159,5 +160,44 @@ describe("WebSocket listener", () => {
     expect(text).not.toContain(secret);
     expect(text).toContain("[REDACTED]");
     expect(server.stderr).not.toContain(secret);
+  });
+  it("takes an answer to an approval only from a connection it was sent to: another client's answer under the same id is ignored", async () => {
+    const workspace = mkdtempSync(path.join(os.tmpdir(), "aas-ws-approval-"));
+    cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+    const turn = (file: string): MockResponseInput[] => [
+      { items: [{ type: "exec", cmd: `touch ${file}`, callId: `call_${file}` }] },
+      { items: [{ type: "message", text: "Done." }] },
+    ];
+    const { url, server } = await wsServer(["-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="danger-full-access"`], [...turn("declined.txt"), ...turn("accepted.txt")]);
+    const a = await RawWebSocketClient.connect(url, "a");
+    const b = await RawWebSocketClient.connect(url, "b");
+    cleanups.push(() => [a, b].forEach((client) => client.close()));
+    const threadId = (await a.request("thread/start", { cwd: workspace })).result.thread.id;
+
+    for (const [file, decision] of [["declined.txt", "decline"], ["accepted.txt", "accept"]] as const) {
+      const turnId = (await a.request("turn/start", { threadId, input: [{ type: "text", text: `touch ${file}` }] })).result.turn.id;
+      const approval = await a.waitFor((m) => m.method === "item/commandExecution/requestApproval" && m.params.turnId === turnId, "the approval request");
+      // B, never subscribed to the thread, answers A's request id (and its neighbours) first.
+      for (const id of [approval.id - 1, approval.id, approval.id + 1]) b.send({ id, result: { decision: "accept" } });
+      expect((await b.request("thread/list", {})).error).toBeUndefined();
+      const stillWaiting = await a.request("thread/read", { threadId });
+      expect(stillWaiting.result.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+      expect(existsSync(path.join(workspace, file))).toBe(false);
+      expect(a.messages.filter((m) => m.method === "serverRequest/resolved" && m.params.requestId === approval.id)).toEqual([]);
+      await server.waitForStderr(`to id ${approval.id}: no server request sent to this connection waits for that id`);
+
+      a.send({ id: approval.id, result: { decision } });
+      const completed = await a.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed");
+      expect(completed.params.turn.status).toBe("completed");
+      const item = a.messages.find((m) => m.method === "item/completed" && m.params.item.id === `call_${file}`).params.item;
+      expect(item.status).toBe(decision === "accept" ? "completed" : "declined");
+      expect(existsSync(path.join(workspace, file))).toBe(decision === "accept");
+      expect(a.messages.filter((m) => m.method === "serverRequest/resolved" && m.params.requestId === approval.id)).toHaveLength(1);
+    }
+    expect(b.messages.filter((m) => m.method !== undefined && m.id !== undefined)).toEqual([]);
+    const ignored = server.stderr.split("\n").filter((line) => line.includes("ignored a response"));
+    expect(ignored).toHaveLength(6);
+    for (const line of ignored) expect(JSON.parse(line)).toMatchObject({ level: 40 });
+    expect([...a.violations, ...b.violations]).toEqual([]);
   });
 });
