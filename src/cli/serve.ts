@@ -51,9 +51,10 @@ export async function serve(options: ServeOptions): Promise<void> {
   const tokenSha256 = options.listen.kind === "ws" ? await tokenHash(options.ws) : null;
   // The WebSocket code (and the ws package) loads only when a WebSocket listener is asked for.
   const webSocket = options.listen.kind === "ws" ? await loadWebSocket() : null;
-  if (options.listen.kind === "ws" && !webSocket!.isLoopback(options.listen.host) && tokenSha256 === null) {
-    throw new UsageError(`refusing to start a non-loopback WebSocket listener on ${options.listen.host} without auth (--ws-auth capability-token)`);
-  }
+  // Without auth only loopback addresses may be bound: the name is resolved once, here, and every
+  // address it stands for must be loopback (a name is no proof: `127.example` can point anywhere).
+  const bind = options.listen.kind === "ws" ? await webSocket!.resolveListenAddress(options.listen.host, tokenSha256 === null) : null;
+  if (bind && !bind.ok) throw new UsageError(bind.message);
   const home = resolveHome();
   await ensureHome(home);
   const loaded = await loadConfig(home, options.overrides);
@@ -111,7 +112,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   const { listenWebSocket, webSocketStreams } = webSocket!;
   const listener = await listenWebSocket({
-    host: options.listen.host,
+    host: bind!.address,
     port: options.listen.port,
     auth: { tokenSha256, allowedOrigins: options.ws.allowedOrigins },
     maxMessageBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
@@ -128,13 +129,22 @@ export async function serve(options: ServeOptions): Promise<void> {
     },
   });
   closers.unshift(() => listener.close());
+  const bound = tokenSha256 === null ? webSocket!.boundAddressProblem(options.listen.host, listener.address) : null;
+  if (bound) {
+    await listener.close();
+    throw new UsageError(bound);
+  }
   // Clients (and tests) learn the address from this line when the port was 0.
   options.logger.info({ home, pid: process.pid, url: listener.url }, `listening on ${listener.url}`);
 }
 
 async function loadWebSocket() {
-  const [listener, streams] = await Promise.all([import("../transport/webSocketListener.js"), import("../transport/webSocketStreams.js")]);
-  return { ...listener, ...streams };
+  const [listener, streams, loopback] = await Promise.all([
+    import("../transport/webSocketListener.js"),
+    import("../transport/webSocketStreams.js"),
+    import("../transport/loopback.js"),
+  ]);
+  return { ...listener, ...streams, ...loopback };
 }
 
 /** The SHA-256 of the capability token the listener requires, or null when there is no auth. */

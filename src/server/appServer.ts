@@ -66,7 +66,7 @@ export interface AppServerOptions {
 export class AppServer implements ConnectionHost {
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly serverRequests = new ServerRequestBroker();
+  readonly serverRequests = new ServerRequestBroker<ClientConnection>();
   readonly dispatcher: Dispatcher;
   readonly threads: ThreadManager<ClientConnection>;
   private readonly store: ThreadStore;
@@ -129,18 +129,29 @@ export class AppServer implements ConnectionHost {
         mcpTools: () => this.mcp.tools(),
       },
       requests: {
+        // Inside the server a request is known by its broker key; each connection sees its own id for it.
         open: (recipients, method, params) => {
-          const to = [...recipients];
-          const { id, response } = this.serverRequests.open(to, method);
-          for (const connection of to) connection.sendRequest(id, method, params);
+          const { key, ids, response } = this.serverRequests.open(recipients, method);
+          for (const [connection, id] of ids) connection.sendRequest(id, method, params);
           // Nobody to ask is an answer too: never wait on a request no client was sent.
-          if (to.length === 0) this.serverRequests.withdraw(id, "no client is subscribed to this thread");
-          return { id, answer: response.then((result) => validateAnswer(method, result)) };
+          if (ids.size === 0) this.serverRequests.withdraw(key, "no client is subscribed to this thread");
+          return { id: key, answer: response.then((result) => validateAnswer(method, result)) };
         },
-        replay: (id, method, params, recipient) => {
-          if (this.serverRequests.addOwner(id, recipient)) recipient.sendRequest(id, method, params);
+        replay: (key, method, params, recipient) => {
+          const id = this.serverRequests.addOwner(key, recipient);
+          if (id !== null) recipient.sendRequest(id, method, params);
         },
-        withdraw: (id, reason) => this.serverRequests.withdraw(id, reason),
+        withdraw: (key, reason) => this.serverRequests.withdraw(key, reason),
+        resolved: (key, recipients, threadId) => {
+          const ids = this.serverRequests.release(key);
+          // Stamped once, as every fanned-out notification is, then addressed with each connection's id.
+          const notification = createNotification(this.clock, "serverRequest/resolved", { threadId, requestId: 0 });
+          for (const connection of recipients) {
+            const id = ids.get(connection);
+            if (id !== undefined) void connection.notify({ ...notification, params: { threadId, requestId: id } });
+          }
+        },
+        forget: (key) => void this.serverRequests.release(key),
       },
       emit: (recipients, method, params) => {
         const notification = createNotification(this.clock, method, params);

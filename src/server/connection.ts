@@ -40,7 +40,7 @@ export interface ClientSession {
 export interface ConnectionHost {
   readonly logger: Logger;
   readonly dispatcher: Dispatcher;
-  readonly serverRequests: ServerRequestBroker;
+  readonly serverRequests: ServerRequestBroker<ClientConnection>;
   /** Where every message goes when the audit log is on. */
   readonly audit?: SessionAudit;
   /** Values to mask wherever messages are logged. */
@@ -133,12 +133,16 @@ export class ClientConnection {
     method: M,
     params: ServerRequestParams<M>,
   ): Promise<ServerRequestResult<M>> {
-    const { id, response } = this.host.serverRequests.open([this], method);
-    this.sendRequest(id, method, params);
-    return validateAnswer(method, await response);
+    const { key, ids, response } = this.host.serverRequests.open([this], method);
+    this.sendRequest(ids.get(this)!, method, params);
+    try {
+      return validateAnswer(method, await response);
+    } finally {
+      this.host.serverRequests.release(key);
+    }
   }
 
-  /** Writes a server → client request whose id the broker allocated; withdrawn if this client is gone. */
+  /** Writes a server → client request under the id the broker allocated on this connection; withdrawn if this client is gone. */
   sendRequest<M extends ServerRequestMethod>(id: number, method: M, params: ServerRequestParams<M>): void {
     if (this.inputClosed || this.outputClosed) this.host.serverRequests.dropOwner(this, "connection closed");
     else void this.writer.write({ jsonrpc: "2.0", id, method, params } as RequestMessage);
@@ -176,11 +180,17 @@ export class ClientConnection {
     this.handleOutputClosed();
   }
 
-  /** Settles client responses at once (the first answer wins) and refuses duplicate request ids. */
+  /**
+   * Settles client responses at once (the first answer from a connection the request was sent to
+   * wins) and refuses duplicate request ids.
+   */
   private intercept(message: Message): boolean {
     if (Message.isResponse(message)) {
-      if (!this.host.serverRequests.settle(message as ResponseMessage)) {
-        this.logger.warn({ id: message.id }, "ignored a response to no pending server request");
+      if (!this.host.serverRequests.settle(this, message as ResponseMessage)) {
+        this.logger.warn(
+          { id: message.id },
+          `ignored a response from connection ${this.number} to id ${JSON.stringify(message.id)}: no server request sent to this connection waits for that id`,
+        );
       }
       return true;
     }

@@ -27,6 +27,10 @@ export interface TurnHost {
   request<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): OpenRequest<M>;
   /** Withdraws an unanswered request. */
   withdraw(id: number): void;
+  /** The request is over: every subscriber it was sent to gets `serverRequest/resolved` under its own id for it. */
+  resolved(id: number): void;
+  /** The request is over and is announced to nobody (Codex never resolves `item/tool/call`). */
+  forget(id: number): void;
   /** What the thread waits on the client for now (`activeFlags`; empty when nothing). */
   setWaiting(flags: readonly ThreadActiveFlag[]): void;
   readonly clock: Clock;
@@ -215,7 +219,8 @@ export class ActiveTurn {
     if (this.requests.has(open.id) && !this.ended) {
       const before = this.waitingFlags();
       this.requests.delete(open.id);
-      if (method !== "item/tool/call") this.host.notify("serverRequest/resolved", { threadId: this.threadId, requestId: open.id });
+      if (method !== "item/tool/call") this.host.resolved(open.id);
+      else this.host.forget(open.id);
       this.updateWaiting(before, this.waitingFlags());
     }
     return answer;

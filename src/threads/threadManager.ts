@@ -59,6 +59,10 @@ export interface ClientRequester<S> {
   /** Sends a still-pending request to one more recipient (a client that resumed the thread). */
   replay(id: number, method: ServerRequestMethod, params: ServerRequestParams<ServerRequestMethod>, recipient: S): void;
   withdraw(id: number, reason: string): void;
+  /** The request is over: each of `recipients` it was sent to gets `serverRequest/resolved` under its own id; then it is forgotten. */
+  resolved(id: number, recipients: Iterable<S>, threadId: string): void;
+  /** The request is over and is forgotten without a `serverRequest/resolved`. */
+  forget(id: number): void;
 }
 
 /** A result plus the notifications that must follow the response to it. */
@@ -462,7 +466,7 @@ export class ThreadManager<S extends object> {
     this.options.emit(thread.subscribers, "thread/status/changed", { threadId, status: thread.status });
     if (status === "failed" && error) this.options.emit(thread.subscribers, "error", { threadId, turnId: turn.id, error, willRetry: false });
     this.options.emit(thread.subscribers, "turn/completed", { threadId, turn: final });
-    for (const requestId of turn.withdrawn) this.options.emit(thread.subscribers, "serverRequest/resolved", { threadId, requestId });
+    for (const requestId of turn.withdrawn) this.options.requests.resolved(requestId, thread.subscribers, threadId);
     this.scheduleUnload(threadId, thread);
   }
 
@@ -474,6 +478,8 @@ export class ThreadManager<S extends object> {
       usageRecorded: () => this.replayTokenUsage(thread, thread.subscribers),
       request: (method, params) => this.options.requests.open(thread.subscribers, method, params),
       withdraw: (id) => this.options.requests.withdraw(id, "the turn ended"),
+      resolved: (id) => this.options.requests.resolved(id, thread.subscribers, thread.history.identity.id),
+      forget: (id) => this.options.requests.forget(id),
       setWaiting: (flags) => {
         if (thread.status.type !== "active") return;
         thread.status = { type: "active", activeFlags: [...flags] };

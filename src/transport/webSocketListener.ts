@@ -14,6 +14,7 @@ export interface WebSocketAuth {
 
 /** Options of {@link listenWebSocket}. */
 export interface WebSocketListenerOptions {
+  /** The address to bind (resolved and checked by the caller; a name would be resolved again here). */
   readonly host: string;
   readonly port: number;
   readonly auth: WebSocketAuth;
@@ -28,13 +29,11 @@ export interface WebSocketListenerOptions {
 
 /** A running listener. */
 export interface WebSocketListener {
+  /** `ws://` and the address and port actually bound. */
   readonly url: string;
+  /** The address actually bound, as the socket reports it. */
+  readonly address: string;
   close(): Promise<void>;
-}
-
-/** Whether a host name or address is this machine only. */
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
 }
 
 /**
@@ -86,9 +85,10 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
     server.once("listening", resolve);
     server.once("error", reject);
   });
-  const { port } = server.address() as AddressInfo;
+  const { address, port } = server.address() as AddressInfo;
   return {
-    url: `ws://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+    url: `ws://${address.includes(":") ? `[${address}]` : address}:${port}`,
+    address,
     close: async () => {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { RawWebSocketClient } from "../support/rawWebSocket.js";
+import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -159,5 +161,97 @@ describe("WebSocket listener", () => {
     expect(text).not.toContain(secret);
     expect(text).toContain("[REDACTED]");
     expect(server.stderr).not.toContain(secret);
+  });
+  it("takes an answer to an approval only from a connection it was sent to: another client's answer under the same id is ignored", async () => {
+    const workspace = mkdtempSync(path.join(os.tmpdir(), "aas-ws-approval-"));
+    cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+    const turn = (file: string): MockResponseInput[] => [
+      { items: [{ type: "exec", cmd: `touch ${file}`, callId: `call_${file}` }] },
+      { items: [{ type: "message", text: "Done." }] },
+    ];
+    const { url, server } = await wsServer(["-c", `approval_policy="untrusted"`, "-c", `sandbox_mode="danger-full-access"`], [...turn("declined.txt"), ...turn("accepted.txt")]);
+    const a = await RawWebSocketClient.connect(url, "a");
+    const b = await RawWebSocketClient.connect(url, "b");
+    cleanups.push(() => [a, b].forEach((client) => client.close()));
+    const threadId = (await a.request("thread/start", { cwd: workspace })).result.thread.id;
+
+    for (const [file, decision] of [["declined.txt", "decline"], ["accepted.txt", "accept"]] as const) {
+      const turnId = (await a.request("turn/start", { threadId, input: [{ type: "text", text: `touch ${file}` }] })).result.turn.id;
+      const approval = await a.waitFor((m) => m.method === "item/commandExecution/requestApproval" && m.params.turnId === turnId, "the approval request");
+      // B, never subscribed to the thread, answers A's request id (and its neighbours) first.
+      for (const id of [approval.id - 1, approval.id, approval.id + 1]) b.send({ id, result: { decision: "accept" } });
+      expect((await b.request("thread/list", {})).error).toBeUndefined();
+      const stillWaiting = await a.request("thread/read", { threadId });
+      expect(stillWaiting.result.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+      expect(existsSync(path.join(workspace, file))).toBe(false);
+      expect(a.messages.filter((m) => m.method === "serverRequest/resolved" && m.params.requestId === approval.id)).toEqual([]);
+      await server.waitForStderr(`to id ${approval.id}: no server request sent to this connection waits for that id`);
+
+      a.send({ id: approval.id, result: { decision } });
+      const completed = await a.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed");
+      expect(completed.params.turn.status).toBe("completed");
+      const item = a.messages.find((m) => m.method === "item/completed" && m.params.item.id === `call_${file}`).params.item;
+      expect(item.status).toBe(decision === "accept" ? "completed" : "declined");
+      expect(existsSync(path.join(workspace, file))).toBe(decision === "accept");
+      expect(a.messages.filter((m) => m.method === "serverRequest/resolved" && m.params.requestId === approval.id)).toHaveLength(1);
+    }
+    expect(b.messages.filter((m) => m.method !== undefined && m.id !== undefined)).toEqual([]);
+    const ignored = server.stderr.split("\n").filter((line) => line.includes("ignored a response"));
+    expect(ignored).toHaveLength(6);
+    for (const line of ignored) expect(JSON.parse(line)).toMatchObject({ level: 40 });
+    expect([...a.violations, ...b.violations]).toEqual([]);
+  });
+});
+
+describe("the loopback rule: without auth only loopback addresses are bound", () => {
+  /** Starts `--listen URL` without auth, under `wrapper`; resolves with the exit (refused) or the URL it listens on. */
+  async function listen(target: string, wrapper: string[] = []): Promise<{ code: number | null; stderr: string } | { url: string }> {
+    const server = ServerProcess.start({ args: ["app-server", "--listen", target], protocol: false, wrapper });
+    cleanups.push(() => server.stop());
+    // Whichever comes first; the other wait is dropped (its timeout must not surface later as a failure).
+    const exited = server.waitExit().then((exit) => ({ code: exit.code }));
+    const listening = server.waitForStderr("listening on ws://").then(() => null);
+    exited.catch(() => undefined);
+    listening.catch(() => undefined);
+    const outcome = await Promise.race([exited, listening]);
+    if (outcome) return { code: outcome.code, stderr: server.stderr };
+    const url = /listening on (ws:\/\/\S+:\d+)/.exec(server.stderr)![1]!;
+    cleanups.push(() => server.signal("SIGTERM"));
+    return { url };
+  }
+
+  async function expectServes(url: string): Promise<void> {
+    const connected = await RawWebSocketClient.connect(url, "loopback");
+    cleanups.push(() => connected.close());
+    expect((await connected.request("thread/list", {})).result.data).toEqual([]);
+  }
+
+  it("refuses 0.0.0.0 (exit code 2, saying what to do) and serves localhost on the loopback address it resolved to", async () => {
+    const refused = await listen("ws://0.0.0.0:0");
+    expect(refused).toMatchObject({ code: 2 });
+    expect((refused as { stderr: string }).stderr).toContain(
+      "agent-app-server: refusing to start a non-loopback WebSocket listener on 0.0.0.0 without auth: other machines could connect and run commands. " +
+        "Listen on 127.0.0.1, [::1] or localhost, or require a token with --ws-auth capability-token --ws-token-file PATH.",
+    );
+    const local = await listen("ws://localhost:0");
+    expect(local).toMatchObject({ url: expect.stringMatching(/^ws:\/\/(127\.\d+\.\d+\.\d+|\[::1\]):\d+$/) });
+    await expectServes((local as { url: string }).url);
+  });
+
+  // The server runs in a mount namespace of its own whose /etc/hosts names these hosts.
+  it.skipIf(!bwrapAvailable)("looks at what a name resolves to, not at the name: 127.evil.test → 0.0.0.0 is refused", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-hosts-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const hosts = path.join(dir, "hosts");
+    writeFileSync(hosts, ["0.0.0.0 127.evil.test", "127.0.0.1 127.mixed.test", "0.0.0.0 127.mixed.test", "127.0.0.1 loopback.test", ""].join("\n"));
+    const wrapper = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", hosts, "/etc/hosts", "--"];
+    for (const [name, addresses] of [["127.evil.test", "0.0.0.0"], ["127.mixed.test", "0.0.0.0"]]) {
+      const refused = await listen(`ws://${name}:0`, wrapper);
+      expect(refused).toMatchObject({ code: 2 });
+      expect((refused as { stderr: string }).stderr).toContain(`refusing to start a non-loopback WebSocket listener on ${name} (${addresses}) without auth`);
+    }
+    const allowed = await listen("ws://loopback.test:0", wrapper);
+    expect(allowed).toMatchObject({ url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+$/) });
+    await expectServes((allowed as { url: string }).url);
   });
 });

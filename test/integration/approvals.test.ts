@@ -21,7 +21,7 @@ interface Client {
   send(message: object): void;
 }
 
-async function serverWithClients(count: number): Promise<{ clients: Client[]; connect: () => Promise<Client> }> {
+async function serverWithClients(count: number): Promise<{ server: AppServer; clients: Client[]; connect: () => Promise<Client> }> {
   const mock = await startMockModel({
     responses: [
       { items: [{ type: "exec", cmd: "echo approved", callId: "call_1", sandbox_permissions: "require_escalated", justification: "why" }] },
@@ -62,14 +62,14 @@ async function serverWithClients(count: number): Promise<{ clients: Client[]; co
   };
   const clients: Client[] = [];
   for (let i = 0; i < count; i++) clients.push(await connect());
-  return { clients, connect };
+  return { server, clients, connect };
 }
 
 const isApproval = (m: any) => m.method === "item/commandExecution/requestApproval";
 
 describe("approval requests across connections", () => {
-  it("go to every subscribed connection; the first answer wins and both see it resolved", async () => {
-    const { clients } = await serverWithClients(2);
+  it("go to every subscribed connection; the first answer wins and each sees it resolved under its own id", async () => {
+    const { server, clients } = await serverWithClients(2);
     const [a, b] = clients as [Client, Client];
     const threadId = (await a.request("thread/start", {})).result.thread.id;
     await b.request("thread/resume", { threadId });
@@ -78,19 +78,21 @@ describe("approval requests across connections", () => {
     expect(toA.id).toBe(toB.id);
     b.send({ id: toB.id, result: { decision: "accept" } });
     a.send({ id: toA.id, result: { decision: "decline" } });
-    for (const client of [a, b]) {
+    for (const [client, sent] of [[a, toA], [b, toB]] as const) {
       const completed = await client.log.waitFor((m) => m.method === "turn/completed");
       expect(completed.params.turn.status).toBe("completed");
       expect(client.log.messages.filter((m) => m.method === "serverRequest/resolved")).toEqual([
-        expect.objectContaining({ params: { threadId, requestId: toA.id } }),
+        expect.objectContaining({ params: { threadId, requestId: sent.id } }),
       ]);
     }
+    // Every request the server made is answered and forgotten.
+    expect(server.serverRequests.size).toBe(0);
     const item = a.log.messages.find((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
     expect(item.params.item).toMatchObject({ status: "completed", aggregatedOutput: "approved\n" });
   });
 
   it("are replayed to a connection that resumes the thread while they wait", async () => {
-    const { clients, connect } = await serverWithClients(1);
+    const { server, clients, connect } = await serverWithClients(1);
     const [a] = clients as [Client];
     const threadId = (await a.request("thread/start", {})).result.thread.id;
     await a.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
@@ -98,10 +100,12 @@ describe("approval requests across connections", () => {
     const late = await connect();
     await late.request("thread/resume", { threadId });
     const replayed = await late.log.waitFor(isApproval);
-    expect(replayed.id).toBe(original.id);
+    // The late connection's own numbering: its first server request.
+    expect(replayed.id).toBe(0);
     expect(replayed.params).toEqual(original.params);
     late.send({ id: replayed.id, result: { decision: "accept" } });
     const completed = await a.log.waitFor((m) => m.method === "turn/completed");
     expect(completed.params.turn.status).toBe("completed");
+    expect(server.serverRequests.size).toBe(0);
   });
 });

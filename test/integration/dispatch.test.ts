@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { HandlerTable } from "../../src/server/dispatcher.js";
 import { createNotification } from "../../src/server/notifications.js";
+import type { ClientConnection } from "../../src/server/connection.js";
 import { ServerRequestBroker } from "../../src/server/serverRequests.js";
 import { MemoryClient, memoryLogger } from "../support/memoryClient.js";
 
 const INIT = { clientInfo: { name: "mem", version: "1" } };
+
+/** Resolves once the client's earlier input was read: a request sent after it has been answered. */
+let syncs = 0;
+async function settled(client: MemoryClient): Promise<void> {
+  const id = `sync-${++syncs}`;
+  client.send({ id, method: "no/such/method" });
+  await client.response(id);
+}
 
 /** A promise the test resolves by hand, to hold a handler at a known point. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -117,10 +126,11 @@ describe("dispatch through the real connection", () => {
     expect(client.messages.map((m) => m.method ?? m.id)).toEqual([1, "configWarning"]);
   });
 
-  it("numbers server requests from one process-wide counter and settles each once", async () => {
-    const broker = new ServerRequestBroker();
-    const first = new MemoryClient(handlers(), { host: { serverRequests: broker } });
-    const second = new MemoryClient(handlers(), { host: { serverRequests: broker } });
+  it("numbers server requests per connection; a response settles only a request sent to its connection, once", async () => {
+    const broker = new ServerRequestBroker<ClientConnection>();
+    const { logger, lines } = memoryLogger();
+    const first = new MemoryClient(handlers(), { host: { serverRequests: broker, logger } });
+    const second = new MemoryClient(handlers(), { host: { serverRequests: broker, logger } });
     for (const client of [first, second]) {
       client.send({ id: 1, method: "initialize", params: INIT });
       await client.response(1);
@@ -130,12 +140,21 @@ describe("dispatch through the real connection", () => {
     const b = second.connection.request("item/fileChange/requestApproval", params);
     const sentA = await first.waitFor((m) => m.method === "item/fileChange/requestApproval");
     const sentB = await second.waitFor((m) => m.method === "item/fileChange/requestApproval");
-    expect([sentA.id, sentB.id]).toEqual([0, 1]);
+    expect([sentA.id, sentB.id]).toEqual([0, 0]);
+    // The second connection's answer to id 0 is its own request's, never the first's.
+    second.send({ id: 0, result: { decision: "bogus" } });
+    await expect(b).rejects.toThrow(/invalid response to item\/fileChange\/requestApproval/);
+    second.send({ id: 0, result: { decision: "decline" } });
+    await settled(second);
     first.send({ id: 0, result: { decision: "accept" } });
     first.send({ id: 0, result: { decision: "decline" } });
-    second.send({ id: 1, result: { decision: "bogus" } });
     await expect(a).resolves.toEqual({ decision: "accept" });
-    await expect(b).rejects.toThrow(/invalid response to item\/fileChange\/requestApproval/);
+    await settled(first);
+    expect(lines.filter((line) => line.includes("ignored a response")).map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 40, connection: second.connection.number, id: 0 }),
+      expect.objectContaining({ level: 40, connection: first.connection.number, id: 0 }),
+    ]);
+    expect(broker.size).toBe(0);
   });
 
   it("refuses a request reusing the id of one not yet answered, and still answers the first", async () => {

@@ -57,6 +57,8 @@ export async function launch(
     /** `initialize` capabilities (e.g. `{experimentalApi: true}`). */
     capabilities?: object;
     wrapper?: string[];
+    /** The server's working directory (the workspace of `command/exec`). */
+    cwd?: string;
   } = {},
 ): Promise<{ server: ServerProcess; mock: MockModel }> {
   const mock = options.mock ?? (await startMockModel({ responses }));
@@ -74,6 +76,7 @@ export async function launch(
     ],
     env: { OPENAI_API_KEY: "", ...options.env },
     wrapper: options.wrapper,
+    cwd: options.cwd,
   });
   servers.push(server);
   await server.initialize(options.capabilities);

@@ -33,9 +33,18 @@ export function isInside(target: string, root: string): boolean {
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
+/**
+ * bubblewrap's options that take every privilege away from the sandboxed command, even when the
+ * server runs as root: a user namespace of its own (bwrap keeps all capabilities for a root caller
+ * without one), no capabilities in it, no further user namespaces (`unshare -U` would give them
+ * back), and a read-only /proc (a root-owned process writes /proc/sys without any capability, and
+ * `kernel.core_pattern` there runs a program as root outside the sandbox). bwrap sets no_new_privs.
+ */
+const HARDENING = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"];
+
 /** The bubblewrap command line that runs `argv` under `policy` (a writable-roots view and network rule). */
 export function bwrapArgv(bwrap: string, roots: WritableRoots, networkAccess: boolean, cwd: string, argv: readonly string[]): string[] {
-  const args = [bwrap, "--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"];
+  const args = [bwrap, "--new-session", "--die-with-parent", ...HARDENING, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--unshare-pid"];
   if (!networkAccess) args.push("--unshare-net");
   for (const root of roots.roots) if (existsSync(root)) args.push("--bind", root, root);
   for (const protectedPath of roots.protectedPaths) if (existsSync(protectedPath)) args.push("--ro-bind", protectedPath, protectedPath);
@@ -81,26 +90,71 @@ export async function sandboxedArgv(argv: readonly string[], target: SandboxTarg
 const probes = new Map<string, Promise<string | null>>();
 
 /**
- * Checks once per bwrap path that the sandbox can start here; resolves to null when it can, else
- * to a message that says how to fix it (sandboxed commands then fail closed).
+ * Checks once per bwrap path that the sandbox starts here and holds: a read-only sandbox with the
+ * same options as every command reads its own /proc/self/status, which must show no capabilities
+ * and no_new_privs. Resolves to null when it holds, else to a message saying why not and how to fix
+ * it (sandboxed commands then fail closed).
  */
 export function sandboxProblem(bwrap: string): Promise<string | null> {
   let probe = probes.get(bwrap);
   if (!probe) {
-    probe = import("execa").then(({ execa }) => execa(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "--", "true"], {
-      reject: false,
-      stdin: "ignore",
-      timeout: 10_000,
-    })).then((result) => {
-      if (result.exitCode === 0) return null;
-      const why = (result as { code?: string }).code === "ENOENT" ? `\`${bwrap}\` was not found` : `\`${bwrap}\` could not start (${String(result.stderr || result.shortMessage || "").trim()})`;
-      return (
-        `The sandbox is unavailable: ${why}. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), ` +
-        `set \`bwrap_path\` in config.toml, or run without a sandbox (sandbox_mode = "danger-full-access"). ` +
-        `Commands are not run unsandboxed (${os.platform()}).`
-      );
-    });
+    probe = probeSandbox(bwrap).then((why) =>
+      why === null
+        ? null
+        : `The sandbox is unavailable: ${why}. Until then sandboxed commands are refused, never run unsandboxed ` +
+          `(${os.platform()}); sandbox_mode = "danger-full-access" runs them without a sandbox.`,
+    );
     probes.set(bwrap, probe);
   }
   return probe;
+}
+
+// bwrap's errors when user namespaces are refused (by the kernel, a sysctl, AppArmor or a container):
+// "No permissions to create new namespace…", "Creating new namespace failed…", "setting up uid map…".
+const USERNS_REFUSED = /namespace|uid map/i;
+
+// Run in the probe sandbox: its own status, and whether the kernel's settings can be written.
+const INSIDE_CHECK = "cat /proc/self/status && if [ -w /proc/sys/kernel/core_pattern ]; then echo 'ProcSys: writable'; fi";
+
+/** Why the hardened sandbox cannot run here (with the fix), or null when it runs and holds. */
+async function probeSandbox(bwrap: string): Promise<string | null> {
+  const { execa } = await import("execa");
+  const [command, ...args] = bwrapArgv(bwrap, { roots: [], protectedPaths: [] }, false, "/", ["sh", "-c", INSIDE_CHECK]);
+  const result = await execa(command!, args, { reject: false, stdin: "ignore", timeout: 10_000 });
+  const stderr = String(result.stderr ?? "").trim();
+  if ((result as { code?: string }).code === "ENOENT") {
+    return `\`${bwrap}\` was not found. Install bubblewrap 0.8.0 or later (Debian/Ubuntu: apt-get install bubblewrap) or set \`bwrap_path\` in config.toml`;
+  }
+  if (result.exitCode !== 0) {
+    if (/disable-userns|unknown option|unrecognized option/i.test(stderr)) {
+      return `\`${bwrap}\` is too old (${stderr}): it needs --disable-userns, which came in bubblewrap 0.8.0. Install bubblewrap 0.8.0 or later, or point \`bwrap_path\` in config.toml at one`;
+    }
+    if (USERNS_REFUSED.test(stderr)) {
+      return (
+        `\`${bwrap}\` could not create the user namespace that takes the command's privileges away (${stderr}). ` +
+        `Allow user namespaces: sysctl user.max_user_namespaces=15000, and where they exist kernel.unprivileged_userns_clone=1 ` +
+        `and kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile for bwrap); in a container, allow the unshare and mount system calls`
+      );
+    }
+    return `\`${bwrap}\` could not start (${stderr || result.shortMessage || `exit code ${String(result.exitCode)}`}). Install bubblewrap 0.8.0 or later (Debian/Ubuntu: apt-get install bubblewrap) or set \`bwrap_path\` in config.toml`;
+  }
+  const leaks = privilegeLeaks(String(result.stdout ?? ""));
+  if (leaks.length > 0) {
+    return `\`${bwrap}\` started, but a command in it would keep privileges (${leaks.join(", ")}). Use an unmodified bubblewrap 0.8.0 or later (\`bwrap_path\` in config.toml)`;
+  }
+  return null;
+}
+
+/** What the probe saw that a sandboxed command must not have: capabilities, no_new_privs unset, a writable /proc/sys. */
+function privilegeLeaks(status: string): string[] {
+  const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(status)?.[1];
+  const leaks: string[] = [];
+  for (const name of ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"]) {
+    const value = field(name);
+    if (value === undefined || !/^0+$/.test(value)) leaks.push(`${name} ${value ?? "missing"}`);
+  }
+  const noNewPrivs = field("NoNewPrivs");
+  if (noNewPrivs !== "1") leaks.push(`NoNewPrivs ${noNewPrivs ?? "missing"}`);
+  if (field("ProcSys") !== undefined) leaks.push("/proc/sys writable");
+  return leaks;
 }
