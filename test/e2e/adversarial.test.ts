@@ -3,6 +3,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MockItem } from "../../src/testing/index.js";
+import { ownDirs, runAsModes, type RunAs } from "../support/runAs.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import type { ServerProcess } from "../support/serverProcess.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
@@ -111,15 +112,18 @@ afterAll(() => {
   for (const file of etcFiles) rmSync(file, { force: true });
 });
 
-function makeTargets(): Targets {
+/** The places to attack, the workspace owned by the server's user; the outside dir stays the test's. */
+function makeTargets(runAs: RunAs): Targets & { home: string } {
+  const home = tempDir("aas-attack-home-");
   const cwd = tempDir("aas-attack-ws-");
   mkdirSync(path.join(cwd, ".git", "hooks"), { recursive: true });
   writeFileSync(path.join(cwd, "keep.txt"), "keep\n");
+  ownDirs(runAs, home, cwd, path.join(cwd, ".git"), path.join(cwd, ".git", "hooks"), path.join(cwd, "keep.txt"));
   const outside = tempDir("aas-attack-out-");
   symlinkSync(outside, path.join(cwd, "link-out"));
   const etc = `/etc/aas-attack-${randomUUID()}`;
   etcFiles.push(etc);
-  return { cwd, outside, etc };
+  return { home, cwd, outside, etc };
 }
 
 /** Every file under `dir` (relative), so a changed tree shows in a failure message. */
@@ -136,16 +140,18 @@ function toolOutput(server: ServerProcess, requests: readonly { body: Record<str
 }
 
 // What a model must read when an attack is stopped: a refusal, a decline, or the kernel's error.
-const TOLD_WHY = /rejected|declined|Read-only file system|Permission denied|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat/i;
+const TOLD_WHY = /rejected|declined|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat/i;
 
-describe.skipIf(!bwrapAvailable).each(POLICIES.flatMap((policy) => SANDBOXES.map((sandbox) => ({ policy, sandbox }))))(
-  "a hostile model under $policy / $sandbox",
-  ({ policy, sandbox }) => {
+const MATRIX = runAsModes.flatMap((runAs) => POLICIES.flatMap((policy) => SANDBOXES.map((sandbox) => ({ policy, sandbox, runAs, user: runAs.name }))));
+
+describe.skipIf(!bwrapAvailable).each(MATRIX)(
+  "a hostile model under $policy / $sandbox, server $user",
+  ({ policy, sandbox, runAs }) => {
     it("gets nothing past the trust boundary, and is told why", async () => {
       const attacks = ATTACKS.filter((attack) => !attack.policies || attack.policies.includes(policy));
-      const targets = makeTargets();
+      const targets = makeTargets(runAs);
       const gitBefore = listing(path.join(targets.cwd, ".git"));
-      const { server, mock } = await launch([], { approval: policy, sandbox, env: { TMPDIR: "" } });
+      const { server, mock } = await launch([], { home: targets.home, cwd: targets.cwd, approval: policy, sandbox, wrapper: runAs.wrapper, env: { TMPDIR: "" } });
       const asked: string[] = [];
       for (const kind of ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"]) {
         server.onRequest(kind, (params) => {
@@ -159,7 +165,7 @@ describe.skipIf(!bwrapAvailable).each(POLICIES.flatMap((policy) => SANDBOXES.map
         const callId = `attack_${index}`;
         mock.push({ items: [{ ...attack.call(targets), callId } as MockItem] }, { items: [{ type: "message", text: "ok" }] });
         const { completed } = await runTurn(server, threadId, attack.name);
-        const context = `${attack.name} under ${policy} / ${sandbox}`;
+        const context = `${attack.name} under ${policy} / ${sandbox}, server ${runAs.name}`;
         expect(completed.params.turn.status, context).toBe("completed");
         expect(listing(targets.outside), `${context}: the outside dir changed`).toEqual([]);
         expect(listing(path.join(targets.cwd, ".git")), `${context}: .git changed`).toEqual(gitBefore);

@@ -33,7 +33,11 @@ export class ProcessSession {
         options.onOutput(text);
       });
     }
-    this.exited = processExit(this.child).then((exit) => (this.exit = exit));
+    this.exited = processExit(this.child).then((exit) => {
+      // A command that could not start (a workdir it may not enter, say) tells the model why as its output.
+      if (exit.spawnError) this.append(`${exit.spawnError}\n`);
+      return (this.exit = exit);
+    });
   }
 
   /** The OS process id, as a string for the item. */

@@ -1,3 +1,5 @@
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import path from "node:path";
 import type { ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
@@ -96,6 +98,11 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
   context.signal.throwIfAborted();
 
+  const unusable = await workdirProblem(request.workdir);
+  if (unusable) {
+    await finish({ status: "failed", aggregatedOutput: unusable, exitCode: -1 });
+    return `exec_command failed: ${unusable}`;
+  }
   const shell = await context.environment.loginShell.command(request.argv, context.environment.config, context.environment.env);
   context.signal.throwIfAborted();
   let argv = shell.argv;
@@ -133,7 +140,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     finish({
       status: exit.exitCode === 0 ? "completed" : "failed",
       processId: session.pid,
-      aggregatedOutput: exit.spawnError ?? session.aggregatedOutput,
+      aggregatedOutput: session.aggregatedOutput,
       exitCode: exit.exitCode,
       durationMs: context.environment.clock.nowMs() - started,
     }),
@@ -162,4 +169,16 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   context.sessions.remove(session.id);
   const output = session.takeUnread() + (exited ? "" : `\ncommand timed out after ${request.timeoutMs} ms`);
   return shellOutputText({ wallMs: context.environment.clock.nowMs() - started, exitCode: exited ? exit.exitCode : 124, output, maxTokens: request.maxOutputTokens });
+}
+
+/** Why a command cannot start in `workdir` (missing, not a directory, or not ours to enter), or null. */
+async function workdirProblem(workdir: string): Promise<string | null> {
+  try {
+    await access(workdir, constants.X_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "does not exist" : code === "ENOTDIR" ? "is not a directory" : `cannot be entered (${code})`;
+    return `the working directory ${workdir} ${why}; the command was not run.`;
+  }
 }
