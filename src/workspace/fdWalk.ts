@@ -30,6 +30,11 @@ export function at(dir: FileHandle, name: string): string {
   return `/proc/self/fd/${dir.fd}/${name}`;
 }
 
+/** Opens the directory `name` in `dir` to list it; fails (ELOOP, ENOTDIR) rather than follow a symlink. */
+export function openChildDirectory(dir: FileHandle, name: string): Promise<FileHandle> {
+  return open(at(dir, name), READ_DIRECTORY);
+}
+
 /** Where the file or directory open as `handle` is now, as the kernel reports it. */
 export async function locationOf(handle: FileHandle, requested: string): Promise<string> {
   const location = await readlink(`/proc/self/fd/${handle.fd}`);
