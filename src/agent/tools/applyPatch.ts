@@ -3,8 +3,9 @@ import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
 import { pathVerdict } from "../approvalRules.js";
 import type { ToolCall } from "../conversation.js";
-import { isInside, writableRoots } from "../exec/sandbox.js";
-import { commitPatch, planPatch, realLocation, type PlannedChange } from "../patch/patchApply.js";
+import { realLocation } from "../../workspace/confinement.js";
+import { isInside, writableRoots, type WritableRoots } from "../exec/sandbox.js";
+import { commitPatch, planPatch, type PlannedChange } from "../patch/patchApply.js";
 import { parsePatch } from "../patch/patchParser.js";
 import type { Tool, ToolContext } from "./tool.js";
 
@@ -105,7 +106,7 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   }
   context.signal.throwIfAborted();
   try {
-    await commitPatch(planned);
+    await commitPatch(planned, await approvedConfinement(context, outside));
   } catch (error) {
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
     return `apply_patch failed: ${(error as Error).message}`;
@@ -128,6 +129,22 @@ function toWireChange(change: PlannedChange): FileUpdateChange {
   const kind =
     change.kind === "update" ? { type: "update" as const, move_path: change.movePath } : { type: change.kind };
   return { path: change.path, kind, diff: change.diff };
+}
+
+/**
+ * The writable roots a patch is committed under (null for full access), widened by the real
+ * parent directories of the outside paths the user approved (reaching the commit means they did),
+ * which also leave the protected paths that hold them.
+ */
+async function approvedConfinement(context: ToolContext, approvedOutside: readonly string[]): Promise<WritableRoots | null> {
+  const roots = writableRoots(context.settings.sandbox, context.cwd, context.environment.home, context.environment.env);
+  if (!roots || approvedOutside.length === 0) return roots;
+  const approved = await Promise.all(approvedOutside.map(realLocation));
+  const realProtected = await Promise.all(roots.protectedPaths.map(realLocation));
+  return {
+    roots: [...roots.roots, ...approved.map((file) => path.dirname(file))],
+    protectedPaths: roots.protectedPaths.filter((entry, k) => !approved.some((file) => isInside(file, entry) || isInside(file, realProtected[k]!))),
+  };
 }
 
 /** The paths a patch would write that the sandbox policy does not allow (symlinks resolved). */
