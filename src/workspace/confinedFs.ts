@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { lstat, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { isInside, type WritableRoots } from "../agent/exec/sandbox.js";
 import { copyTree, removeTree } from "./confinedTree.js";
@@ -35,6 +35,10 @@ export class ConfinedFs {
 
   /** A confined filesystem for `rule` (absolute roots and protected paths), or an unconfined one for null. */
   static async create(rule: WritableRoots | null): Promise<ConfinedFs> {
+    // Without /proc every lookup would fail as if nothing existed; say what is missing instead.
+    await stat("/proc/self/fd").catch(() => {
+      throw new ConfinedFsError("ENOSYS", "file access here needs Linux's /proc/self/fd (mount proc at /proc)", { path: "/proc/self/fd" });
+    });
     return new ConfinedFs(await Confinement.resolve(rule));
   }
 
@@ -56,8 +60,9 @@ export class ConfinedFs {
   /** Creates or replaces a regular file (not its directory); a final symlink is written through if its target is allowed. */
   async writeFile(file: string, data: Uint8Array | string): Promise<void> {
     await this.withFinal(file, { followFinal: true, access: "write" }, async (located) => {
-      const handle = await createFinal(located, file);
+      const { handle } = await openForWriting(located, file);
       try {
+        await handle.truncate(0);
         await handle.writeFile(data);
       } finally {
         await handle.close();
@@ -111,14 +116,17 @@ export class ConfinedFs {
         await handle.close();
       }
     });
-    const entries = await Promise.all(
-      listed.children.map(async (child): Promise<DirectoryEntry> => {
-        if (!child.isSymbolicLink()) return { name: child.name, isDirectory: child.isDirectory(), isFile: child.isFile() };
-        // Through the confinement: a link out of the roots says nothing about what is out there.
-        const target = await this.stat(path.join(listed.location, child.name)).catch(() => undefined);
-        return { name: child.name, isDirectory: target?.isDirectory() ?? false, isFile: target?.isFile() ?? false };
-      }),
-    );
+    const entries: DirectoryEntry[] = [];
+    // One at a time: each symlink is a walk of its own, and thousands at once would run out of fds.
+    for (const child of listed.children) {
+      if (!child.isSymbolicLink()) {
+        entries.push({ name: child.name, isDirectory: child.isDirectory(), isFile: child.isFile() });
+        continue;
+      }
+      // Through the confinement: a link out of the roots says nothing about what is out there.
+      const target = await this.stat(path.join(listed.location, child.name)).catch(() => undefined);
+      entries.push({ name: child.name, isDirectory: target?.isDirectory() ?? false, isFile: target?.isFile() ?? false });
+    }
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -149,11 +157,14 @@ export class ConfinedFs {
         if (!info.isDirectory()) {
           await regularFile(from, source, location);
           await this.withFinal(destination, { followFinal: true, access: "write" }, async (located) => {
-            const to = await createFinal(located, destination);
+            const to = await openForWriting(located, destination);
             try {
-              await copyContents(from, to, info.mode);
+              // Onto itself: truncating would lose the file, and there is nothing to copy.
+              if (to.info.dev === info.dev && to.info.ino === info.ino) return;
+              await to.handle.truncate(0);
+              await copyContents(from, to.handle, info.mode);
             } finally {
-              await to.close();
+              await to.handle.close();
             }
           });
           return;
@@ -169,7 +180,7 @@ export class ConfinedFs {
           const to = await openFinal(into.parent, into.name, READ_DIRECTORY);
           try {
             // `from` is the source directory itself, open since it was checked.
-            await copyTree(from, to, into.location, this.confinement, destination);
+            await copyTree(from, to, { confinement: this.confinement, source, destination, location: into.location });
           } finally {
             await to.close();
           }
@@ -235,8 +246,8 @@ async function openFinal(parent: FileHandle, name: string, flags: number): Promi
   }
 }
 
-/** Opens (creating) the final entry to write, checked to be a regular file before it is truncated. */
-async function createFinal({ parent, name, location }: Located, requested: string): Promise<FileHandle> {
+/** Opens (creating) the final entry to write, checked to be a regular file; the caller truncates it. */
+async function openForWriting({ parent, name, location }: Located, requested: string): Promise<{ handle: FileHandle; info: Stats }> {
   if (name === ".") throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location });
   const handle = await openFinal(parent, name, WRITE_FILE).catch((error: NodeJS.ErrnoException) => {
     // What O_NONBLOCK answers for a FIFO nobody reads and for a socket.
@@ -244,9 +255,7 @@ async function createFinal({ parent, name, location }: Located, requested: strin
     throw error;
   });
   try {
-    await regularFile(handle, requested, location);
-    await handle.truncate(0);
-    return handle;
+    return { handle, info: await regularFile(handle, requested, location) };
   } catch (error) {
     await handle.close();
     throw error;

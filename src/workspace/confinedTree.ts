@@ -42,17 +42,30 @@ export async function removeTree(parent: FileHandle, name: string, location: str
   await rmdir(at(parent, name)).catch(unlessCode("ENOENT"));
 }
 
+/** Where a tree copy is: the paths as asked (for messages) and the destination's real location. */
+export interface CopyPlace {
+  readonly confinement: Confinement | null;
+  readonly source: string;
+  readonly destination: string;
+  /** The real location of the destination directory, checked for each entry written. */
+  readonly location: string;
+}
+
 /**
- * Copies the contents of the open directory `from` into the open directory `to` (real location
- * `location`), by fds as {@link removeTree} walks: directories are created or merged, regular
- * files copied (replacing files there), symlinks copied as symlinks with their target as it is.
- * A FIFO, socket or device in the tree is refused (ENOTREGULAR).
+ * Copies the contents of the open directory `from` into the open directory `to`, by fds as
+ * {@link removeTree} walks: directories are created or merged, regular files copied (replacing
+ * files there), symlinks copied as symlinks with their target as it is. A FIFO, socket or device
+ * in the tree is refused (ENOTREGULAR).
  */
-export async function copyTree(from: FileHandle, to: FileHandle, location: string, confinement: Confinement | null, requested: string): Promise<void> {
+export async function copyTree(from: FileHandle, to: FileHandle, place: CopyPlace): Promise<void> {
   for (const name of await readdir(`/proc/self/fd/${from.fd}`)) {
-    const child = path.join(location, name);
-    const shown = path.join(requested, name);
-    confinement?.check(child, "write", shown);
+    const inner: CopyPlace = {
+      confinement: place.confinement,
+      source: path.join(place.source, name),
+      destination: path.join(place.destination, name),
+      location: path.join(place.location, name),
+    };
+    place.confinement?.check(inner.location, "write", inner.destination);
     const info = await lstat(at(from, name));
     if (info.isDirectory()) {
       await mkdir(at(to, name), info.mode & 0o777).catch(unlessCode("EEXIST"));
@@ -60,16 +73,16 @@ export async function copyTree(from: FileHandle, to: FileHandle, location: strin
       try {
         if (innerFrom.status === "rejected") throw innerFrom.reason;
         if (innerTo.status === "rejected") throw innerTo.reason;
-        await copyTree(innerFrom.value, innerTo.value, child, confinement, shown);
+        await copyTree(innerFrom.value, innerTo.value, inner);
       } finally {
         for (const opened of [innerFrom, innerTo]) if (opened.status === "fulfilled") await opened.value.close();
       }
     } else if (info.isSymbolicLink()) {
       await copyLink(from, to, name);
     } else if (info.isFile()) {
-      await copyFile(from, to, name, child, shown);
+      await copyFile(from, to, name, inner);
     } else {
-      throw notRegular(shown, child, kindOf(info));
+      throw notRegular(inner.source, inner.source, kindOf(info));
     }
   }
 }
@@ -87,13 +100,13 @@ async function copyLink(from: FileHandle, to: FileHandle, name: string): Promise
 }
 
 /** Copies the regular file `name`, both ends opened without following symlinks and checked to be regular. */
-async function copyFile(from: FileHandle, to: FileHandle, name: string, location: string, shown: string): Promise<void> {
+async function copyFile(from: FileHandle, to: FileHandle, name: string, place: CopyPlace): Promise<void> {
   const source = await open(at(from, name), READ_FILE);
   try {
-    const info = await regularFile(source, shown, location);
+    const info = await regularFile(source, place.source, place.source);
     const destination = await open(at(to, name), WRITE_FILE, info.mode & 0o777);
     try {
-      await regularFile(destination, shown, location);
+      await regularFile(destination, place.destination, place.location);
       await destination.truncate(0);
       await copyContents(source, destination, info.mode);
     } finally {

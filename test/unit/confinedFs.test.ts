@@ -183,6 +183,10 @@ describe("ConfinedFs", () => {
     const files = await ConfinedFs.create({ roots: [root], protectedPaths: [] });
     await files.copy(path.join(root, "inside.txt"), path.join(root, "copy.txt"), { recursive: false });
     expect(readFileSync(path.join(root, "copy.txt"), "utf8")).toBe("inside");
+    // Onto itself (here through a symlink) leaves the file as it was, not truncated.
+    symlinkSync("inside.txt", path.join(root, "same.txt"));
+    await files.copy(path.join(root, "inside.txt"), path.join(root, "same.txt"), { recursive: false });
+    expect(readFileSync(path.join(root, "inside.txt"), "utf8")).toBe("inside");
     expect((await failure(files.copy(path.join(root, "src"), path.join(root, "dst"), { recursive: false }))).code).toBe("EISDIR");
     await files.copy(path.join(root, "src"), path.join(root, "dst"), { recursive: true });
     expect(readFileSync(path.join(root, "dst", "deep", "a.txt"), "utf8")).toBe("a");
