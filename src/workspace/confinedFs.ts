@@ -90,7 +90,7 @@ export class ConfinedFs {
    * empty, and its tree is walked by fds without following symlinks. `force` ignores a missing entry.
    */
   async remove(target: string, options: { recursive: boolean; force: boolean }): Promise<void> {
-    await this.withFinal(target, { followFinal: false, access: "write" }, async ({ parent, name, location }) => {
+    const removing = this.withFinal(target, { followFinal: false, access: "write" }, async ({ parent, name, location }) => {
       const info = await lstat(at(parent, name)).catch((error: NodeJS.ErrnoException) => {
         if (options.force && error.code === "ENOENT") return undefined;
         throw error;
@@ -104,6 +104,8 @@ export class ConfinedFs {
       if (options.recursive) await removeTree(parent, name, location, this.confinement, target);
       else await rmdir(at(parent, name));
     });
+    // Its directory missing too is as gone as can be (but outside the roots is still refused).
+    await removing.catch(options.force ? unlessCode("ENOENT") : rethrow);
   }
 
   /** The entries of a directory inside the roots, sorted by name. */

@@ -172,6 +172,7 @@ describe("ConfinedFs", () => {
     expect(existsSync(path.join(root, "tree"))).toBe(false);
     expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe("secret");
     await files.remove(path.join(root, "tree"), { recursive: true, force: true });
+    await files.remove(path.join(root, "tree", "under", "it"), { recursive: true, force: true });
     expect((await failure(files.remove(path.join(root, "tree"), { recursive: true, force: false }))).code).toBe("ENOENT");
   });
 
