@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { UserInput } from "../protocol/userInput.js";
+import { ConfinedFs, ConfinedFsError } from "../workspace/confinedFs.js";
+import type { WritableRoots } from "./exec/sandbox.js";
 import type { ContentPart, ConversationItem } from "./conversation.js";
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -16,15 +17,40 @@ export function imageMimeType(file: string): string | null {
   return IMAGE_TYPES[path.extname(file).toLowerCase()] ?? null;
 }
 
-/** Reads a local image as a data URL for the model. */
-export async function imageDataUrl(file: string): Promise<string> {
+/** Largest image sent to the model; checked on the open file before it is read. */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Reads a local image as a data URL for the model: a regular file of at most
+ * {@link MAX_IMAGE_BYTES}, inside `readable` (null: anywhere), opened race-free. Throws with a
+ * message that says why it was not read.
+ */
+export async function imageDataUrl(file: string, readable: WritableRoots | null): Promise<string> {
   const mime = imageMimeType(file);
   if (!mime) throw new Error(`unsupported image type \`${path.extname(file) || file}\` (use png, jpeg, gif or webp)`);
-  const bytes = await readFile(file);
+  const files = await ConfinedFs.create(readable);
+  const bytes = await files.readFile(file, { maxBytes: MAX_IMAGE_BYTES }).catch((error: unknown) => {
+    throw new Error(unreadableImage(error));
+  });
   return `data:${mime};base64,${bytes.toString("base64")}`;
 }
 
-/** A user message for the model from a turn's input items; local images are read now, relative to `cwd`. */
+/** Why an image was not read, in words for the model. */
+function unreadableImage(error: unknown): string {
+  if (!(error instanceof ConfinedFsError)) return (error as Error).message;
+  const resolves = error.location && error.location !== error.path ? ` (it resolves to ${error.location})` : "";
+  if (error.code === "EOUTSIDE") {
+    return `${error.path} is outside the directories this turn may read${resolves}: the working directory and the writable roots, ${(error.roots ?? []).join(", ")}`;
+  }
+  if (error.code === "ETOOLARGE") return `${error.path} is ${error.size ?? "too many"} bytes; images larger than ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB are not read`;
+  return error.message;
+}
+
+
+/**
+ * A user message for the model from a turn's input items; local images are read now, relative to
+ * `cwd`, wherever the user points (the user attaches them, not the model), regular files only.
+ */
 export async function toModelMessage(inputs: readonly UserInput[], cwd: string): Promise<ConversationItem> {
   const content: ContentPart[] = [];
   let images = 0;
@@ -40,7 +66,7 @@ export async function toModelMessage(inputs: readonly UserInput[], cwd: string):
         const file = path.resolve(cwd, input.path);
         images++;
         try {
-          const url = await imageDataUrl(file);
+          const url = await imageDataUrl(file, null);
           content.push({ type: "input_text", text: `<image name=[Image #${images}] path="${file}">` });
           content.push({ type: "input_image", image_url: url, ...(input.detail ? { detail: input.detail } : {}) });
           content.push({ type: "input_text", text: "</image>" });

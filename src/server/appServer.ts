@@ -214,7 +214,7 @@ export class AppServer implements ConnectionHost {
   }
 
   private createHandlers(): HandlerTable {
-    const roots = serverRoots(this.options.cwd ?? process.cwd(), this.options.config, () => this.threads.loadedCwds());
+    const roots = serverRoots(this.options.cwd ?? process.cwd(), this.options.config);
     return {
       initialize: initializeHandler({
         home: this.options.home,

@@ -636,11 +636,6 @@ export class ThreadManager<S extends object> {
     return { data: ids.slice(start, start + size), nextCursor: start + size < ids.length ? encodeOffsetCursor(start + size) : null };
   }
 
-  /** The working directories of the loaded threads (client file requests may reach them). */
-  loadedCwds(): string[] {
-    return [...this.loaded.values()].map((thread) => thread.history.settings.cwd);
-  }
-
   /** `thread/unsubscribe`: stops notifications to `subscriber`; an idle thread nobody watches unloads later. */
   unsubscribe(threadId: string, subscriber: S): "unsubscribed" | "notSubscribed" | "notLoaded" {
     checkThreadId(threadId);

@@ -1,53 +1,53 @@
 import path from "node:path";
-import { isInside } from "../agent/exec/sandbox.js";
-import { realLocation } from "../agent/patch/patchApply.js";
 import type { Config } from "../config/schema.js";
-import { invalidRequest } from "../protocol/errors.js";
+import { invalidRequest, type RpcError } from "../protocol/errors.js";
+import { ConfinedFs, type ConfinedFsError } from "./confinedFs.js";
 
 /**
- * How a path is confined: `target` follows a final symlink (reading or writing through it),
- * `entry` stops at the directory entry itself (removing or inspecting a symlink, not its target).
- */
-export type ConfineMode = "target" | "entry";
-
-/**
- * The directories client file requests (`fs/*`, `fuzzyFileSearch`) may reach. The list is read
- * at each request, since loading a thread adds its cwd. A path is inside when its real location
- * (`..` and symlinks resolved, for a path that does not exist yet those of its nearest existing
- * ancestor) is under the real location of a root.
+ * The directories client file requests (`fs/*`, `fuzzyFileSearch`) may reach, fixed by whoever
+ * runs the server: a client cannot widen them (a thread's cwd does not add to them). Files are
+ * reached through a {@link ConfinedFs} over them, so a path is inside when its real location is.
  */
 export class AllowedRoots {
-  constructor(private readonly listRoots: () => Iterable<string>) {}
+  private files: Promise<ConfinedFs> | undefined;
+  /** The roots, absolute and without repeats. */
+  readonly roots: readonly string[];
+
+  constructor(roots: Iterable<string>) {
+    this.roots = [...new Set([...roots].map((root) => path.resolve(root)))];
+  }
 
   /**
-   * The real path to operate on for the absolute `target`; throws -32600 naming the path and the
-   * roots when it lies outside them. Operating on the returned path, not the one sent, keeps what
-   * was checked and what is touched the same (`a/link/..` means one thing to both).
+   * The confined filesystem over the roots. Their real locations are resolved at the first
+   * request and kept: a root later swapped for a symlink does not take requests with it.
    */
-  async confine(target: string, mode: ConfineMode = "target"): Promise<string> {
-    const normalized = path.resolve(target);
-    const parent = path.dirname(normalized);
-    const real =
-      mode === "entry" && parent !== normalized
-        ? path.join(await realLocation(parent), path.basename(normalized))
-        : await realLocation(normalized);
-    const roots = [...new Set([...this.listRoots()].map((root) => path.resolve(root)))];
-    const realRoots = await Promise.all(roots.map(realLocation));
-    if (realRoots.some((root) => isInside(real, root))) return real;
-    const resolved = real === normalized ? "" : ` (it resolves to ${real})`;
-    throw invalidRequest(
-      `${target} is outside the allowed roots${resolved}. File requests may reach the server's working directory, ` +
-        `the cwd of a loaded thread and [sandbox_workspace_write] writable_roots: ${roots.join(", ")}`,
-      { path: target, allowedRoots: roots },
-    );
+  confined(): Promise<ConfinedFs> {
+    this.files ??= ConfinedFs.create({ roots: this.roots, protectedPaths: [] });
+    return this.files;
   }
 }
 
+/** -32600 for a path a client asked for that lies outside the roots, naming it, where it resolves to and the rule. */
+export function outsideRoots(error: ConfinedFsError): RpcError {
+  const roots = error.roots ?? [];
+  const resolves = error.location === undefined || error.location === path.resolve(error.path) ? "" : ` (it resolves to ${error.location})`;
+  return invalidRequest(
+    `${error.path} is outside the allowed roots${resolves}. File requests may reach the server's working directory, ` +
+      `[sandbox_workspace_write] writable_roots and the projects its config trusts (trust_level = "trusted"); ` +
+      `a thread's cwd does not add to them: ${roots.join(", ")}`,
+    { path: error.path, allowedRoots: roots },
+  );
+}
+
 /**
- * The allowed roots of a server: its working directory, the cwd of each loaded thread, and
- * `[sandbox_workspace_write] writable_roots` (relative entries from the working directory).
+ * The allowed roots of a server: its working directory, `[sandbox_workspace_write]
+ * writable_roots` (relative entries from the working directory) and each `[projects."<abs path>"]`
+ * with `trust_level = "trusted"`.
  */
-export function serverRoots(serverCwd: string, config: Config, loadedCwds: () => Iterable<string>): AllowedRoots {
+export function serverRoots(serverCwd: string, config: Config): AllowedRoots {
   const configured = (config.sandbox_workspace_write?.writable_roots ?? []).map((root) => path.resolve(serverCwd, root));
-  return new AllowedRoots(() => [serverCwd, ...loadedCwds(), ...configured]);
+  const trusted = Object.entries(config.projects ?? {})
+    .filter(([project, settings]) => path.isAbsolute(project) && settings.trust_level === "trusted")
+    .map(([project]) => project);
+  return new AllowedRoots([serverCwd, ...configured, ...trusted]);
 }

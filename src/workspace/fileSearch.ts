@@ -1,5 +1,5 @@
-import { opendir } from "node:fs/promises";
-import path from "node:path";
+import { opendir, type FileHandle } from "node:fs/promises";
+import { openChildDirectory } from "./fdWalk.js";
 import { fuzzyMatch, type FuzzyQuery } from "./fuzzyMatch.js";
 
 /** A file or directory that matched, with its path relative to the searched root ("/"-separated). */
@@ -18,23 +18,27 @@ const SKIPPED_DIRECTORIES = new Set([".git", "node_modules"]);
 export const MAX_ENTRIES_PER_ROOT = 200_000;
 
 /**
- * Walks `root` (a real directory path) and returns its `limit` best matches for `query`, best
- * first, then by path. Symlinks are matched but never followed, so the walk stays inside `root`
- * and cannot loop. Stops early, with what it has, once `signal` is aborted.
+ * Walks the open directory `root` and returns its `limit` best matches for `query`, best first,
+ * then by path. Each directory is opened relative to its parent without following symlinks, so
+ * the walk stays inside `root` (even if a directory is swapped for a symlink meanwhile) and
+ * cannot loop; symlinks are matched but never entered. Stops early, with what it has, once
+ * `signal` is aborted.
  */
-export async function searchFiles(root: string, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
+export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
   const matches: FileSearchMatch[] = [];
-  const pending: string[] = [""];
   let seen = 0;
-  // One directory at a time: gentle on small machines, and a cancelled search stops within one read.
-  for (let relativeDir = pending.pop(); relativeDir !== undefined && !signal.aborted; relativeDir = pending.pop()) {
+  const exhausted = () => seen > MAX_ENTRIES_PER_ROOT || signal.aborted;
+  // Depth first, one directory at a time: open fds stay as few as the tree is deep, and a
+  // cancelled search stops within one read.
+  const visit = async (dir: FileHandle, relativeDir: string): Promise<void> => {
+    const subdirectories: string[] = [];
     try {
-      for await (const entry of await opendir(path.join(root, relativeDir))) {
+      for await (const entry of await opendir(`/proc/self/fd/${dir.fd}`)) {
         if (++seen > MAX_ENTRIES_PER_ROOT || signal.aborted) break;
         const isDirectory = entry.isDirectory();
         if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
         const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
-        if (isDirectory) pending.push(relative);
+        if (isDirectory) subdirectories.push(entry.name);
         const match = fuzzyMatch(query, relative);
         if (!match) continue;
         matches.push({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
@@ -44,8 +48,18 @@ export async function searchFiles(root: string, query: FuzzyQuery, limit: number
     } catch {
       // Unreadable (permissions, removed meanwhile): search the rest.
     }
-    if (seen > MAX_ENTRIES_PER_ROOT) break;
-  }
+    for (const name of subdirectories) {
+      if (exhausted()) return;
+      const child = await openChildDirectory(dir, name).catch(() => undefined);
+      if (!child) continue;
+      try {
+        await visit(child, relativeDir === "" ? name : `${relativeDir}/${name}`);
+      } finally {
+        await child.close();
+      }
+    }
+  };
+  await visit(root, "");
   return best(matches, limit);
 }
 

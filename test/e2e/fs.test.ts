@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServerProcess } from "../support/serverProcess.js";
+import { startSwapper, type Swapper } from "../support/swapper.js";
 
 const dirs: string[] = [];
 /** A fresh temp directory, by its real path (the server answers with and checks real paths). */
@@ -135,6 +137,11 @@ describe("fs/*", () => {
     const badBase64 = await fails(server, "fs/writeFile", { path: path.join(workspace, "b.txt"), dataBase64: "not base64!" });
     expect(badBase64.code).toBe(-32602);
 
+    execFileSync("mkfifo", [path.join(workspace, "pipe")]);
+    const fifoRead = await fails(server, "fs/readFile", { path: path.join(workspace, "pipe") });
+    expect(fifoRead).toMatchObject({ code: -32600, message: `fs/readFile: ${path.join(workspace, "pipe")} is not a regular file (it is a FIFO)` });
+    expect((await fails(server, "fs/writeFile", { path: path.join(workspace, "pipe"), dataBase64: "aGk=" })).code).toBe(-32600);
+
     const huge = path.join(workspace, "huge.bin");
     writeFileSync(huge, "");
     truncateSync(huge, 64 * 1024 * 1024 + 1); // sparse: no 64 MiB written
@@ -143,20 +150,72 @@ describe("fs/*", () => {
     expect(tooBig.message).toContain("larger than 64 MiB are not read");
   });
 
-  it("allows a loaded thread's cwd and configured writable roots outside the server's cwd", async () => {
+  it("allows configured writable roots and trusted projects outside the server's cwd, not a thread's cwd", async () => {
     const project = tempDir("aas-fs-project-");
+    const untrusted = tempDir("aas-fs-untrusted-");
     const extra = tempDir("aas-fs-extra-");
     write(path.join(project, "readme.md"), "project");
+    write(path.join(untrusted, "readme.md"), "untrusted");
     write(path.join(extra, "notes.md"), "extra");
-    const { server } = await serve(`[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(extra)}]\n`);
+    const { server, workspace } = await serve(
+      `[sandbox_workspace_write]\nwritable_roots = [${JSON.stringify(extra)}]\n` +
+        `[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n` +
+        `[projects.${JSON.stringify(untrusted)}]\ntrust_level = "untrusted"\n`,
+    );
 
     expect(await ok(server, "fs/readFile", { path: path.join(extra, "notes.md") })).toEqual({ dataBase64: Buffer.from("extra").toString("base64") });
-    const before = await fails(server, "fs/readFile", { path: path.join(project, "readme.md") });
-    expect(before.code).toBe(-32600);
-    await ok(server, "thread/start", { cwd: project });
     expect(await ok(server, "fs/readFile", { path: path.join(project, "readme.md") })).toEqual({ dataBase64: Buffer.from("project").toString("base64") });
     const found = await ok(server, "fuzzyFileSearch", { query: "rdm", roots: [project] });
     expect(found.files.map((file: any) => file.path)).toEqual(["readme.md"]);
+
+    // A thread's cwd is the client's to choose, so it does not widen what file requests reach.
+    await ok(server, "thread/start", { cwd: untrusted });
+    const refused = await fails(server, "fs/readFile", { path: path.join(untrusted, "readme.md") });
+    expect(refused.code).toBe(-32600);
+    expect(refused.message).toContain("a thread's cwd does not add to them");
+    expect(refused.data.allowedRoots).toEqual([workspace, extra, project]);
+    expect((await fails(server, "fuzzyFileSearch", { query: "rdm", roots: [untrusted] })).code).toBe(-32600);
+  });
+
+  it("refuses /etc/passwd after a thread started with cwd /", async () => {
+    const { server } = await serve();
+    await ok(server, "thread/start", { cwd: "/" });
+    const refused = await fails(server, "fs/readFile", { path: "/etc/passwd" });
+    expect(refused.code).toBe(-32600);
+    expect(refused.message).toContain("/etc/passwd is outside the allowed roots");
+    expect((await fails(server, "fs/writeFile", { path: "/etc/aas-should-not-exist", dataBase64: "aGk=" })).code).toBe(-32600);
+    expect(existsSync("/etc/aas-should-not-exist")).toBe(false);
+  });
+});
+
+describe("fs/* under a swapping attacker", () => {
+  let swapper: Swapper | undefined;
+  afterEach(async () => {
+    await swapper?.stop();
+    swapper = undefined;
+  });
+
+  it("never writes or reads outside while a directory in the workspace keeps turning into a symlink out", { timeout: 120_000 }, async () => {
+    const { server, workspace } = await serve();
+    const outside = tempDir("aas-fs-race-out-");
+    writeFileSync(path.join(outside, "file"), "OUTSIDE");
+    swapper = await startSwapper(workspace, outside);
+    const target = path.join(swapper.swapped, "file");
+    const outcomes = new Map<string, number>();
+    const count = (what: string) => outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+    const deadline = Date.now() + 60_000;
+    for (let i = 0; i < 1_000 && Date.now() < deadline; i++) {
+      const written = await server.request("fs/writeFile", { path: target, dataBase64: Buffer.from(`inside ${i}`).toString("base64") });
+      count(written.error ? `write ${written.error.code}` : "written");
+      const read = await server.request("fs/readFile", { path: target });
+      if (read.result) expect(Buffer.from(read.result.dataBase64, "base64").toString()).not.toBe("OUTSIDE");
+      count(read.error ? `read ${read.error.code}` : "read");
+    }
+    await swapper.stop();
+    expect(readdirSync(outside)).toEqual(["file"]);
+    expect(readFileSync(path.join(outside, "file"), "utf8")).toBe("OUTSIDE");
+    expect(outcomes.get("written") ?? 0, JSON.stringify([...outcomes])).toBeGreaterThan(0);
+    expect(outcomes.get("write -32600") ?? 0, JSON.stringify([...outcomes])).toBeGreaterThan(0);
   });
 });
 

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MockResponseInput } from "../../src/testing/index.js";
@@ -324,6 +325,30 @@ describe("view_image", () => {
     expect(completedItem(server, "imageView")).toMatchObject({ id: "call_img", path: path.join(cwd, "shot.png") });
     const output = (mock.requests[1]!.body.input as any[]).find((item) => item.type === "function_call_output").output;
     expect(output).toEqual([{ type: "input_image", image_url: "data:image/png;base64,iVBORw==", detail: "original" }]);
+  });
+
+  it("refuses an image outside the cwd and writable roots, a FIFO and a file over 20 MiB, telling the model why", async () => {
+    const view = (file: string, callId: string): MockResponseInput => ({ items: [{ type: "function_call", name: "view_image", arguments: { path: file }, callId }] });
+    const { server, mock } = await launch(
+      [view("link.png", "call_out"), view("pipe.png", "call_fifo"), view("big.png", "call_big"), { items: [{ type: "message", text: "ok" }] }],
+      { sandbox: "workspace-write", env: { TMPDIR: "" } },
+    );
+    const outside = tempDir("aas-outside-");
+    writeFileSync(path.join(outside, "secret.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const cwd = tempDir("aas-ws-");
+    symlinkSync(path.join(outside, "secret.png"), path.join(cwd, "link.png"));
+    execFileSync("mkfifo", [path.join(cwd, "pipe.png")]);
+    writeFileSync(path.join(cwd, "big.png"), "");
+    truncateSync(path.join(cwd, "big.png"), 20 * 1024 * 1024 + 1); // sparse
+    // The temp dirs live under /tmp, itself a writable root unless excluded.
+    const threadId = await startThread(server, { cwd, config: { "sandbox_workspace_write.exclude_slash_tmp": true } });
+    await runTurn(server, threadId, "Look.");
+    expect(lastToolOutput(mock.requests[1]!.body)).toBe(
+      `view_image failed: ${path.join(cwd, "link.png")} is outside the directories this turn may read (it resolves to ${path.join(outside, "secret.png")}): the working directory and the writable roots, ${cwd}`,
+    );
+    expect(lastToolOutput(mock.requests[2]!.body)).toBe(`view_image failed: ${path.join(cwd, "pipe.png")} is not a regular file (it is a FIFO)`);
+    expect(lastToolOutput(mock.requests[3]!.body)).toBe(`view_image failed: ${path.join(cwd, "big.png")} is ${20 * 1024 * 1024 + 1} bytes; images larger than 20 MiB are not read`);
+    expect(completedItem(server, "imageView")).toBeUndefined();
   });
 });
 

@@ -1,8 +1,8 @@
-import { mkdir, readFile, readlink, realpath, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
+import type { WritableRoots } from "../exec/sandbox.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
-import type { WritableRoots } from "../exec/sandbox.js";
 
 /** One file change of a verified patch, ready to write. Paths are absolute. */
 export interface PlannedChange {
@@ -23,8 +23,13 @@ export class PatchApplyError extends Error {
   }
 }
 
-/** Resolves every path and computes every new content; nothing is written, so a bad patch changes nothing. */
+/**
+ * Resolves every path and computes every new content; nothing is written, so a bad patch changes
+ * nothing. Files are read wherever they are (as the read-only sandbox allows) but only regular
+ * files: a FIFO or device would block or never end.
+ */
 export async function planPatch(operations: readonly PatchOperation[], cwd: string): Promise<PlannedChange[]> {
+  const reader = await ConfinedFs.create(null);
   const planned: PlannedChange[] = [];
   for (const operation of operations) {
     const file = path.resolve(cwd, operation.path);
@@ -32,9 +37,7 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
       planned.push({ kind: "add", path: file, movePath: null, before: null, after: operation.content, diff: operation.content });
       continue;
     }
-    const before = await readFile(file, "utf8").catch(() => {
-      throw new PatchApplyError(`${operation.type === "delete" ? "cannot delete" : "cannot update"} ${file}: the file does not exist`);
-    });
+    const before = await readPatched(reader, file, operation.type === "delete" ? "cannot delete" : "cannot update");
     if (operation.type === "delete") {
       planned.push({ kind: "delete", path: file, movePath: null, before, after: null, diff: before });
       continue;
@@ -46,43 +49,61 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
   return planned;
 }
 
-/** Writes a planned patch (confinement: where it may land; null for full access). */
-export async function commitPatch(changes: readonly PlannedChange[], confinement: WritableRoots | null): Promise<void> {
-  void confinement;
-  for (const change of changes) {
-    if (change.kind === "delete") {
-      await rm(change.path);
-      continue;
-    }
-    const target = change.movePath ?? change.path;
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, change.after ?? "");
-    if (change.movePath && change.movePath !== change.path) await rm(change.path);
-  }
-}
-
 /**
- * The real location a path would have: symlinks resolved in its existing part, a dangling symlink
- * included (writing through one creates the file where it points, so that is where the path is).
+ * Writes a planned patch through the confined filesystem: every write, delete and move happens
+ * relative to directories checked against `confinement` (null: full access), so a path that
+ * resolves elsewhere by now (a directory swapped for a symlink since the patch was planned) is
+ * refused instead of written. Roots may be any list: the caller adds what the user approved.
  */
-export async function realLocation(file: string): Promise<string> {
-  return resolveReal(path.resolve(file), 0);
+export async function commitPatch(changes: readonly PlannedChange[], confinement: WritableRoots | null): Promise<void> {
+  const files = await ConfinedFs.create(confinement);
+  for (const change of changes) {
+    try {
+      if (change.kind === "delete") {
+        await files.remove(change.path, { recursive: false, force: false });
+        continue;
+      }
+      const target = change.movePath ?? change.path;
+      await files.mkdir(path.dirname(target), { recursive: true });
+      await files.writeFile(target, change.after ?? "");
+      if (change.movePath && change.movePath !== change.path) await files.remove(change.path, { recursive: false, force: false });
+    } catch (error) {
+      throw refusedChange(error);
+    }
+  }
 }
 
-/** As the kernel's limit on symlinks followed in one lookup. */
-const MAX_LINK_HOPS = 40;
-
-async function resolveReal(absolute: string, hops: number): Promise<string> {
+/** A file's text for planning, or a {@link PatchApplyError} saying why it cannot be read. */
+async function readPatched(reader: ConfinedFs, file: string, verb: string): Promise<string> {
   try {
-    return await realpath(absolute);
-  } catch {
-    const parent = path.dirname(absolute);
-    if (parent === absolute) return absolute;
-    const located = path.join(await resolveReal(parent, hops), path.basename(absolute));
-    const target = await readlink(located).catch(() => undefined);
-    if (target === undefined || hops >= MAX_LINK_HOPS) return located;
-    return resolveReal(path.resolve(path.dirname(located), target), hops + 1);
+    return (await reader.readFile(file)).toString("utf8");
+  } catch (error) {
+    const code = error instanceof ConfinedFsError ? error.code : undefined;
+    const why =
+      code === "ENOENT"
+        ? "the file does not exist"
+        : code === "ENOTREGULAR"
+          ? "it is not a regular file (FIFOs and devices are not read)"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : (error as Error).message;
+    throw new PatchApplyError(`${verb} ${file}: ${why}`);
   }
+}
+
+/** The model-facing error for a change the confinement refused; other errors as they are. */
+function refusedChange(error: unknown): unknown {
+  if (!(error instanceof ConfinedFsError)) return error;
+  const where = error.location && error.location !== error.path ? ` (to ${error.location})` : "";
+  if (error.code === "EOUTSIDE") {
+    return new PatchApplyError(
+      `${error.path} resolves outside the writable roots${where}; nothing was written there. The writable roots are: ${(error.roots ?? []).join(", ") || "none"}`,
+    );
+  }
+  if (error.code === "EPROTECTED") {
+    return new PatchApplyError(`${error.path} resolves into ${error.protectedPath ?? "a protected path"}, which stays read-only${where}; nothing was written there`);
+  }
+  return error;
 }
 
 function applyChunks(content: string, chunks: readonly PatchChunk[], file: string): string {

@@ -1,9 +1,11 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
 import type { ToolCall } from "../conversation.js";
+import { realLocation } from "../../workspace/confinement.js";
 import { isInside, writableRoots, type WritableRoots } from "../exec/sandbox.js";
-import { commitPatch, planPatch, realLocation, type PlannedChange } from "../patch/patchApply.js";
+import { commitPatch, planPatch, type PlannedChange } from "../patch/patchApply.js";
 import { parsePatch } from "../patch/patchParser.js";
 import { decidePatch } from "../safety/decision.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -101,7 +103,7 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   }
   context.signal.throwIfAborted();
   try {
-    await commitPatch(planned, confinementAfterYes(roots, outside));
+    await commitPatch(planned, await confinementAfterYes(roots, outside));
   } catch (error) {
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
     return `apply_patch failed: ${(error as Error).message}`;
@@ -145,12 +147,22 @@ async function pathsOutsideWritableRoots(targets: readonly string[], roots: Writ
 
 /**
  * Where the write may land: the writable roots, plus, for files the user approved outside them,
- * those files' directories (and their protected paths lifted). Null: full access, no confinement.
+ * the nearest existing directory above each one's real location (a new file may need new
+ * directories), with the protected paths that hold them lifted. Null: full access, no confinement.
  */
-function confinementAfterYes(roots: WritableRoots | null, approvedOutside: readonly string[]): WritableRoots | null {
+async function confinementAfterYes(roots: WritableRoots | null, approvedOutside: readonly string[]): Promise<WritableRoots | null> {
   if (!roots || approvedOutside.length === 0) return roots;
+  const approved = await Promise.all(approvedOutside.map(realLocation));
+  const realProtected = await Promise.all(roots.protectedPaths.map(realLocation));
   return {
-    roots: [...roots.roots, ...approvedOutside.map((file) => path.dirname(file))],
-    protectedPaths: roots.protectedPaths.filter((protectedPath) => !approvedOutside.some((file) => isInside(file, protectedPath))),
+    roots: [...roots.roots, ...(await Promise.all(approved.map((file) => existingAncestor(path.dirname(file)))))],
+    protectedPaths: roots.protectedPaths.filter((entry, k) => !approved.some((file) => isInside(file, entry) || isInside(file, realProtected[k]!))),
   };
+}
+
+/** `dir`, or the nearest directory above it that exists. */
+async function existingAncestor(dir: string): Promise<string> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if ((await stat(current).catch(() => null))?.isDirectory() || path.dirname(current) === current) return current;
+  }
 }

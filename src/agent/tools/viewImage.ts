@@ -1,13 +1,17 @@
 import path from "node:path";
 import * as z from "zod";
 import type { ContentPart, ToolCall } from "../conversation.js";
+import { writableRoots, type WritableRoots } from "../exec/sandbox.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const ViewImageArguments = z.object({ path: z.string() });
 
-/** `view_image`: shows the model a local image (an `imageView` item; the image goes back as an input image). */
+/**
+ * `view_image`: shows the model a local image (an `imageView` item; the image goes back as an
+ * input image). Only regular files up to 20 MiB inside the turn's cwd and writable roots are read.
+ */
 export const viewImageTool: Tool = {
   spec: {
     kind: "function",
@@ -26,7 +30,7 @@ export const viewImageTool: Tool = {
     const file = path.resolve(context.cwd, parsed.value.path);
     let url: string;
     try {
-      url = await imageDataUrl(file);
+      url = await imageDataUrl(file, readableRoots(context));
     } catch (error) {
       return `view_image failed: ${(error as Error).message}`;
     }
@@ -36,3 +40,9 @@ export const viewImageTool: Tool = {
     return [{ type: "input_image", image_url: url, detail: "original" }];
   },
 };
+
+/** Where the model may look: the turn's cwd and writable roots; anywhere under full access. */
+function readableRoots(context: ToolContext): WritableRoots | null {
+  const writable = writableRoots(context.settings.sandbox, context.cwd, context.environment.home, context.environment.env);
+  return writable && { roots: [context.cwd, ...writable.roots], protectedPaths: [] };
+}

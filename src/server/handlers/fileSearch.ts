@@ -1,7 +1,8 @@
-import { stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestResult } from "../../protocol/methods.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
+import { ConfinedFsError } from "../../workspace/confinedFs.js";
 import { compareMatches, searchFiles } from "../../workspace/fileSearch.js";
 import { parseQuery } from "../../workspace/fuzzyMatch.js";
 import type { ClientConnection } from "../connection.js";
@@ -34,16 +35,24 @@ export function fileSearchHandlers(roots: AllowedRoots): Pick<HandlerTable, "fuz
       }
       try {
         const query = parseQuery(params.query);
-        const searchRoots = await Promise.all(params.roots.map(async (root) => ({ root, real: await searchRoot(roots, root) })));
-        const files: SearchResult["files"] = [];
-        if (query.atoms.length === 0) return { files };
-        for (const { root, real } of searchRoots) {
-          for (const match of await searchFiles(real, query, MATCHES_PER_ROOT, controller.signal)) {
-            const { path, fileName, matchType, score, indices } = match;
-            files.push({ root, path, file_name: fileName, match_type: matchType, score, indices });
+        const searchRoots = await Promise.allSettled(params.roots.map(async (root) => ({ root, handle: await searchRoot(roots, root) })));
+        try {
+          const refused = searchRoots.find((opened) => opened.status === "rejected");
+          if (refused) throw refused.reason;
+          const files: SearchResult["files"] = [];
+          if (query.atoms.length === 0) return { files };
+          for (const opened of searchRoots) {
+            if (opened.status === "rejected") continue;
+            const { root, handle } = opened.value;
+            for (const match of await searchFiles(handle, query, MATCHES_PER_ROOT, controller.signal)) {
+              const { path, fileName, matchType, score, indices } = match;
+              files.push({ root, path, file_name: fileName, match_type: matchType, score, indices });
+            }
           }
+          return { files: controller.signal.aborted ? [] : files.sort(compareMatches) };
+        } finally {
+          for (const opened of searchRoots) if (opened.status === "fulfilled") await opened.value.handle.close();
         }
-        return { files: controller.signal.aborted ? [] : files.sort(compareMatches) };
       } finally {
         if (token !== undefined && byToken?.get(token) === controller) byToken.delete(token);
       }
@@ -51,10 +60,15 @@ export function fileSearchHandlers(roots: AllowedRoots): Pick<HandlerTable, "fuz
   };
 }
 
-/** The real directory to search for `root`: inside the allowed roots, existing, a directory. */
-async function searchRoot(roots: AllowedRoots, root: string): Promise<string> {
-  const real = await roots.confine(root);
-  const info = await reportingFsErrors("fuzzyFileSearch", root, () => stat(real));
-  if (!info.isDirectory()) throw invalidRequest(`fuzzyFileSearch: root ${root} is not a directory`, { path: root });
-  return real;
+/** The directory to search for `root`, open: inside the allowed roots, existing, a directory. */
+async function searchRoot(roots: AllowedRoots, root: string): Promise<FileHandle> {
+  return reportingFsErrors("fuzzyFileSearch", root, async () => {
+    const opened = await (await roots.confined()).openDirectory(root).catch((error: unknown) => {
+      if (error instanceof ConfinedFsError && error.code === "ENOTDIR") {
+        throw invalidRequest(`fuzzyFileSearch: root ${root} is not a directory`, { path: root });
+      }
+      throw error;
+    });
+    return opened.handle;
+  });
 }

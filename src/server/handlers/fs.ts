@@ -1,7 +1,6 @@
-import { copyFile, cp, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
+import { ConfinedFsError, type ConfinedFs } from "../../workspace/confinedFs.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { reportingFsErrors } from "./fsFailure.js";
 
@@ -13,114 +12,66 @@ type FsHandlers = Pick<
 /** Largest file `fs/readFile` returns; its answer is a third larger again, as base64 on one line. */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
+const NO_DIRECTORY = "cannot be written: its directory does not exist (create it with fs/createDirectory)";
+
 /**
- * `fs/*`: the client's view of the host filesystem, confined to the allowed roots. Every path is
- * checked (symlinks resolved) before it is touched, and the checked real path is the one used.
+ * `fs/*`: the client's view of the host filesystem, confined to the allowed roots. Every operation
+ * goes through the roots' {@link ConfinedFs}: each path component is opened relative to a checked
+ * directory, so what was checked is what is touched even while the tree changes underneath.
  */
 export function fsHandlers(roots: AllowedRoots): FsHandlers {
+  const run = <T>(method: string, shownPath: string, operation: (files: ConfinedFs) => Promise<T>, reasons?: Record<string, string>) =>
+    reportingFsErrors(method, shownPath, async () => operation(await roots.confined()), reasons);
   return {
     "fs/readFile": async (params) => {
-      const real = await roots.confine(params.path);
-      return reportingFsErrors("fs/readFile", params.path, async () => {
-        const info = await stat(real);
-        if (!info.isFile() && !info.isDirectory()) {
-          // A FIFO or device could block or never end.
-          throw invalidRequest(`fs/readFile: ${params.path} is not a regular file`, { path: params.path });
-        }
-        if (info.size > MAX_READ_BYTES) {
-          throw invalidRequest(
-            `fs/readFile: ${params.path} is ${mebibytes(info.size)} MiB; files larger than ${mebibytes(MAX_READ_BYTES)} MiB are not read`,
-            { path: params.path, size: info.size, limit: MAX_READ_BYTES },
-          );
-        }
-        return { dataBase64: (await readFile(real)).toString("base64") };
-      });
+      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes: MAX_READ_BYTES }));
+      return { dataBase64: bytes.toString("base64") };
     },
     "fs/writeFile": async (params) => {
-      const real = await roots.confine(params.path);
-      await reportingFsErrors(
-        "fs/writeFile",
-        params.path,
-        () => writeFile(real, Buffer.from(params.dataBase64, "base64")),
-        { ENOENT: "cannot be written: its directory does not exist (create it with fs/createDirectory)" },
-      );
+      const data = Buffer.from(params.dataBase64, "base64");
+      await run("fs/writeFile", params.path, (files) => files.writeFile(params.path, data), { ENOENT: NO_DIRECTORY });
       return {};
     },
     "fs/createDirectory": async (params) => {
-      const real = await roots.confine(params.path);
       const recursive = params.recursive ?? true;
-      await reportingFsErrors("fs/createDirectory", params.path, () => mkdir(real, { recursive }), {
+      await run("fs/createDirectory", params.path, (files) => files.mkdir(params.path, { recursive }), {
         ENOENT: "cannot be created: its parent directory does not exist (pass recursive: true to create it too)",
       });
       return {};
     },
     "fs/getMetadata": async (params) => {
-      const entry = await roots.confine(params.path, "entry");
-      const real = await roots.confine(params.path);
-      return reportingFsErrors("fs/getMetadata", params.path, async () => {
-        const link = await lstat(entry);
-        const info = link.isSymbolicLink() ? await stat(real) : link;
-        return {
-          // Node reports 0 where the filesystem keeps no creation time, as the reference asks.
-          createdAtMs: Math.floor(info.birthtimeMs),
-          isDirectory: info.isDirectory(),
-          isFile: info.isFile(),
-          isSymlink: link.isSymbolicLink(),
-          modifiedAtMs: Math.floor(info.mtimeMs),
-        };
-      });
+      const { entry, target } = await run("fs/getMetadata", params.path, (files) => files.getMetadata(params.path));
+      return {
+        // Node reports 0 where the filesystem keeps no creation time, as the reference asks.
+        createdAtMs: Math.floor(target.birthtimeMs),
+        isDirectory: target.isDirectory(),
+        isFile: target.isFile(),
+        isSymlink: entry.isSymbolicLink(),
+        modifiedAtMs: Math.floor(target.mtimeMs),
+      };
     },
     "fs/readDirectory": async (params) => {
-      const real = await roots.confine(params.path);
-      return reportingFsErrors("fs/readDirectory", params.path, async () => {
-        const children = await readdir(real, { withFileTypes: true });
-        const entries = await Promise.all(
-          children.map(async (child) => {
-            if (!child.isSymbolicLink()) return { fileName: child.name, isDirectory: child.isDirectory(), isFile: child.isFile() };
-            const target = await stat(path.join(real, child.name)).catch(() => undefined);
-            return { fileName: child.name, isDirectory: target?.isDirectory() ?? false, isFile: target?.isFile() ?? false };
-          }),
-        );
-        return { entries: entries.sort((a, b) => (a.fileName < b.fileName ? -1 : a.fileName > b.fileName ? 1 : 0)) };
-      });
+      const entries = await run("fs/readDirectory", params.path, (files) => files.readDirectory(params.path));
+      return { entries: entries.map(({ name, isDirectory, isFile }) => ({ fileName: name, isDirectory, isFile })) };
     },
     "fs/remove": async (params) => {
       // The entry itself: removing a symlink never touches what it points to.
-      const entry = await roots.confine(params.path, "entry");
-      const recursive = params.recursive ?? true;
-      const force = params.force ?? true;
-      await reportingFsErrors("fs/remove", params.path, async () => {
-        const info = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
-          if (force && error.code === "ENOENT") return undefined;
-          throw error;
-        });
-        if (!info) return;
-        if (info.isDirectory() && !recursive) await rmdir(entry);
-        else await rm(entry, { recursive, force });
-      });
+      const options = { recursive: params.recursive ?? true, force: params.force ?? true };
+      await run("fs/remove", params.path, (files) => files.remove(params.path, options));
       return {};
     },
     "fs/copy": async (params) => {
-      const source = await roots.confine(params.sourcePath);
-      const destination = await roots.confine(params.destinationPath);
-      const info = await reportingFsErrors("fs/copy", params.sourcePath, () => stat(source));
-      if (info.isDirectory() && !params.recursive) {
-        throw invalidRequest(`fs/copy: ${params.sourcePath} is a directory; pass recursive: true to copy a directory tree`, {
-          path: params.sourcePath,
+      const { sourcePath, destinationPath } = params;
+      const copy = (files: ConfinedFs) =>
+        files.copy(sourcePath, destinationPath, { recursive: params.recursive ?? false }).catch((error: unknown) => {
+          // A directory copied without `recursive` is the client's mistake, not an I/O failure.
+          if (error instanceof ConfinedFsError && error.code === "EISDIR" && error.path === sourcePath) {
+            throw invalidRequest(`fs/copy: ${sourcePath} is a directory; pass recursive: true to copy a directory tree`, { path: sourcePath });
+          }
+          throw error;
         });
-      }
-      await reportingFsErrors(
-        "fs/copy",
-        params.destinationPath,
-        // Symlinks inside a copied tree are copied as symlinks, never followed out of the roots.
-        () => (info.isDirectory() ? cp(source, destination, { recursive: true }) : copyFile(source, destination)),
-        { ENOENT: "cannot be written: its directory does not exist (create it with fs/createDirectory)" },
-      );
+      await run("fs/copy", destinationPath, copy, { ENOENT: NO_DIRECTORY });
       return {};
     },
   };
-}
-
-function mebibytes(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1);
 }

@@ -1,4 +1,6 @@
-import { ioFailure } from "../../protocol/errors.js";
+import { invalidRequest, ioFailure } from "../../protocol/errors.js";
+import { outsideRoots } from "../../workspace/allowedRoots.js";
+import { ConfinedFsError } from "../../workspace/confinedFs.js";
 
 /** What the common errno codes mean for the path a client asked about. */
 const REASONS: Record<string, string> = {
@@ -15,9 +17,11 @@ const REASONS: Record<string, string> = {
 };
 
 /**
- * Runs a file operation, turning an error from the operating system into -32603 (Codex's code
- * for I/O failures) with a message naming `shownPath`, the path as the client sent it, and the
- * errno code in `data.code`; `reasons` words codes for this operation. Anything else propagates.
+ * Runs a file operation for `method`, turning its errors into JSON-RPC errors: a path outside the
+ * allowed roots, a FIFO or device, or a file too large is -32600; an error from the operating
+ * system is -32603 (Codex's code for I/O failures) naming the path (as the client sent it) and
+ * the reason, with the errno code in `data.code`. `reasons` words codes for `shownPath` in this
+ * operation. Anything else propagates.
  */
 export async function reportingFsErrors<T>(
   method: string,
@@ -33,9 +37,24 @@ export async function reportingFsErrors<T>(
 }
 
 function fsFailure(method: string, shownPath: string, error: unknown, reasons: Record<string, string>): unknown {
+  if (error instanceof ConfinedFsError && error.code === "EOUTSIDE") return outsideRoots(error);
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (typeof code !== "string" || !(error instanceof Error)) return error;
-  const reason = reasons[code] ?? REASONS[code];
-  const message = reason ? `${method} failed: ${shownPath} ${reason}` : `${method} failed for ${shownPath}: ${error.message}`;
-  return ioFailure(message, { code, path: shownPath });
+  const failedPath = error instanceof ConfinedFsError ? error.path : shownPath;
+  if (error instanceof ConfinedFsError && code === "ENOTREGULAR") return invalidRequest(`${method}: ${error.message}`, { path: failedPath });
+  if (error instanceof ConfinedFsError && code === "ETOOLARGE") {
+    const { size = 0, limit = 0 } = error;
+    return invalidRequest(`${method}: ${failedPath} is ${mebibytes(size)} MiB; files larger than ${mebibytes(limit)} MiB are not read`, {
+      path: failedPath,
+      size,
+      limit,
+    });
+  }
+  const reason = (failedPath === shownPath ? reasons[code] : undefined) ?? REASONS[code];
+  const message = reason ? `${method} failed: ${failedPath} ${reason}` : `${method} failed for ${failedPath}: ${error.message}`;
+  return ioFailure(message, { code, path: failedPath });
+}
+
+function mebibytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1);
 }

@@ -1,0 +1,137 @@
+import { readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import { isInside, type WritableRoots } from "../agent/exec/sandbox.js";
+
+/** Codes of {@link ConfinedFsError} beyond the operating system's errno codes. */
+export type ConfinementCode = "EOUTSIDE" | "EPROTECTED" | "ENOTREGULAR" | "ETOOLARGE";
+
+/** What a confined operation refused or failed, and where. */
+export interface ConfinedFsErrorDetails {
+  /** The path as the caller asked for it. */
+  readonly path: string;
+  /** Where it resolved to (symlinks followed), when known. */
+  readonly location?: string;
+  /** The roots as given, for EOUTSIDE and EPROTECTED. */
+  readonly roots?: readonly string[];
+  /** The protected path it fell in, for EPROTECTED. */
+  readonly protectedPath?: string;
+  /** The file's size and the limit, for ETOOLARGE. */
+  readonly size?: number;
+  readonly limit?: number;
+  /** The system call that failed, for errno codes. */
+  readonly syscall?: string;
+}
+
+/**
+ * An error of a confined file operation: `code` is an errno code (ENOENT, EISDIR, ...) or a
+ * {@link ConfinementCode}; the message names the path as asked, where it resolved to and the roots.
+ */
+export class ConfinedFsError extends Error {
+  readonly path: string;
+  readonly location: string | undefined;
+  readonly roots: readonly string[] | undefined;
+  readonly protectedPath: string | undefined;
+  readonly size: number | undefined;
+  readonly limit: number | undefined;
+  readonly syscall: string | undefined;
+
+  constructor(
+    readonly code: ConfinementCode | string,
+    message: string,
+    details: ConfinedFsErrorDetails,
+  ) {
+    super(message);
+    this.name = "ConfinedFsError";
+    this.path = details.path;
+    this.location = details.location;
+    this.roots = details.roots;
+    this.protectedPath = details.protectedPath;
+    this.size = details.size;
+    this.limit = details.limit;
+    this.syscall = details.syscall;
+  }
+}
+
+/** Whether a use reads (inside the roots) or writes (inside the roots and outside protected paths). */
+export type Access = "read" | "write";
+
+/**
+ * The rule a confined operation checks the real location of each path against. The roots and
+ * protected paths are resolved to real paths once, when it is made: a root swapped for a symlink
+ * afterwards does not move the confinement with it.
+ */
+export class Confinement {
+  private constructor(
+    /** The roots and protected paths as given (lexically resolved), for messages. */
+    readonly given: WritableRoots,
+    private readonly realRoots: readonly string[],
+    private readonly realProtected: readonly string[],
+  ) {}
+
+  /** Resolves `rule` (absolute paths) into a confinement; null means no confinement at all. */
+  static async resolve(rule: WritableRoots | null): Promise<Confinement | null> {
+    if (!rule) return null;
+    const roots = [...new Set(rule.roots.map((root) => path.resolve(root)))];
+    const protectedPaths = [...new Set(rule.protectedPaths.map((entry) => path.resolve(entry)))];
+    const realRoots = await Promise.all(roots.map(realLocation));
+    // Both spellings: a protected path reached by name or through a symlink to it.
+    const realProtected = [...new Set([...protectedPaths, ...(await Promise.all(protectedPaths.map(realLocation)))])];
+    return new Confinement({ roots, protectedPaths }, realRoots, realProtected);
+  }
+
+  /** Throws EOUTSIDE or EPROTECTED when `requested`, found at the real `location`, may not be used for `access`. */
+  check(location: string, access: Access, requested: string): void {
+    const resolves = location === path.resolve(requested) ? "" : ` (it resolves to ${location})`;
+    const details = { path: requested, location, roots: this.given.roots };
+    if (!this.realRoots.some((root) => isInside(location, root))) {
+      const roots = this.given.roots.length > 0 ? this.given.roots.join(", ") : "none";
+      throw new ConfinedFsError("EOUTSIDE", `${requested} is outside the roots${resolves}; the roots are: ${roots}`, details);
+    }
+    if (access === "read") return;
+    const protectedPath = this.realProtected.find((entry) => isInside(location, entry));
+    if (protectedPath !== undefined) {
+      throw new ConfinedFsError("EPROTECTED", `${requested} is inside ${protectedPath}, which stays read-only${resolves}`, {
+        ...details,
+        protectedPath,
+      });
+    }
+  }
+
+  /** Throws EPROTECTED when removing or moving the tree at `location` would take a protected path with it. */
+  checkTree(location: string, requested: string): void {
+    const protectedPath = this.realProtected.find((entry) => isInside(entry, location));
+    if (protectedPath !== undefined) {
+      throw new ConfinedFsError("EPROTECTED", `${requested} contains ${protectedPath}, which stays read-only`, {
+        path: requested,
+        location,
+        roots: this.given.roots,
+        protectedPath,
+      });
+    }
+  }
+}
+
+/**
+ * The real location a path would have: symlinks resolved in its existing part, a dangling symlink
+ * included (writing through one creates the file where it points, so that is where the path is).
+ * A check, not a use: confined operations never open what this returns.
+ */
+export async function realLocation(file: string): Promise<string> {
+  return resolveReal(path.resolve(file), 0);
+}
+
+/** As the kernel's limit on symlinks followed in one lookup. */
+export const MAX_LINK_HOPS = 40;
+
+async function resolveReal(absolute: string, hops: number): Promise<string> {
+  try {
+    return await realpath(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    if (parent === absolute) return absolute;
+    const located = path.join(await resolveReal(parent, hops), path.basename(absolute));
+    const target = await readlink(located).catch(() => undefined);
+    if (target === undefined || hops >= MAX_LINK_HOPS) return located;
+    return resolveReal(path.resolve(path.dirname(located), target), hops + 1);
+  }
+}

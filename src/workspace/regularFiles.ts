@@ -1,0 +1,59 @@
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { ConfinedFsError } from "./confinement.js";
+
+/**
+ * The metadata of the open file when it is a regular file; EISDIR for a directory, ENOTREGULAR
+ * for anything else (a FIFO or device would block Node's I/O threads or never end).
+ */
+export async function regularFile(handle: FileHandle, requested: string, location: string): Promise<Stats> {
+  const info = await handle.stat();
+  if (info.isFile()) return info;
+  if (info.isDirectory()) throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, ${requested}`, { path: requested, location });
+  throw notRegular(requested, location, kindOf(info));
+}
+
+/** Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size` was read). */
+export async function readAll(handle: FileHandle, size: number, limit: number | undefined, requested: string, location: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(size - total, 64 * 1024), 16 * 1024 * 1024));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    total += bytesRead;
+    if (limit !== undefined && total > limit) throw tooLarge(requested, location, total, limit);
+    chunks.push(chunk.subarray(0, bytesRead));
+  }
+}
+
+/** Copies the rest of `from` into `to` a chunk at a time, then gives `to` the permission bits `mode`. */
+export async function copyContents(from: FileHandle, to: FileHandle, mode: number): Promise<void> {
+  const chunk = Buffer.allocUnsafe(1024 * 1024);
+  for (;;) {
+    const { bytesRead } = await from.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    let written = 0;
+    while (written < bytesRead) written += (await to.write(chunk, written, bytesRead - written, null)).bytesWritten;
+  }
+  await to.chmod(mode & 0o777);
+}
+
+/** ENOTREGULAR for `requested`, which is `kind` ("a FIFO"). */
+export function notRegular(requested: string, location: string, kind: string): ConfinedFsError {
+  return new ConfinedFsError("ENOTREGULAR", `${requested} is not a regular file (it is ${kind})`, { path: requested, location });
+}
+
+/** ETOOLARGE for `requested`, of `size` bytes where at most `limit` are read. */
+export function tooLarge(requested: string, location: string, size: number, limit: number): ConfinedFsError {
+  return new ConfinedFsError("ETOOLARGE", `${requested} is ${size} bytes, more than the ${limit} read at most`, { path: requested, location, size, limit });
+}
+
+/** How a file that is not regular is named in messages. */
+export function kindOf(info: Stats): string {
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  if (info.isSocket()) return "a socket";
+  if (info.isSymbolicLink()) return "a symlink";
+  return "neither a file nor a directory";
+}

@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { commitPatch, PatchApplyError, planPatch } from "../../src/agent/patch/patchApply.js";
+import { parsePatch } from "../../src/agent/patch/patchParser.js";
+import { startSwapper, type Swapper } from "../support/swapper.js";
+
+const dirs: string[] = [];
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  dirs.push(dir);
+  return dir;
+}
+let swapper: Swapper | undefined;
+afterEach(async () => {
+  await swapper?.stop();
+  swapper = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const addFile = (file: string, line: string) => parsePatch(`*** Begin Patch\n*** Add File: ${file}\n+${line}\n*** End Patch`);
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(() => undefined, (reason: unknown) => reason);
+  expect(error, "should have failed").toBeInstanceOf(Error);
+  return error as Error;
+}
+
+describe("commitPatch", () => {
+  it("refuses a change whose directory was swapped for a symlink out after planning, writing nothing there", async () => {
+    const root = tempDir("aas-patch-root-");
+    const outside = tempDir("aas-patch-out-");
+    mkdirSync(path.join(root, "src"));
+    const planned = await planPatch(addFile("src/new.txt", "hello"), root);
+    // What a sandboxed background job can do between the check and the write.
+    renameSync(path.join(root, "src"), path.join(root, "src.old"));
+    symlinkSync(outside, path.join(root, "src"));
+    const error = await rejection(commitPatch(planned, { roots: [root], protectedPaths: [] }));
+    expect(error).toBeInstanceOf(PatchApplyError);
+    expect(error.message).toBe(
+      // The directory is made first, so it is the one refused.
+      `${path.join(root, "src")} resolves outside the writable roots (to ${outside}); nothing was written there. The writable roots are: ${root}`,
+    );
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("writes, moves and deletes inside the roots, refuses protected paths, and writes anywhere without confinement", async () => {
+    const root = tempDir("aas-patch-root-");
+    writeFileSync(path.join(root, "a.txt"), "one\n");
+    writeFileSync(path.join(root, "gone.txt"), "bye\n");
+    mkdirSync(path.join(root, ".git"));
+    const patch = parsePatch(
+      "*** Begin Patch\n*** Update File: a.txt\n*** Move to: moved/b.txt\n@@\n-one\n+two\n*** Delete File: gone.txt\n*** Add File: deep/er/c.txt\n+c\n*** End Patch",
+    );
+    await commitPatch(await planPatch(patch, root), { roots: [root], protectedPaths: [path.join(root, ".git")] });
+    expect(readFileSync(path.join(root, "moved", "b.txt"), "utf8")).toBe("two\n");
+    expect(existsSync(path.join(root, "a.txt"))).toBe(false);
+    expect(existsSync(path.join(root, "gone.txt"))).toBe(false);
+    expect(readFileSync(path.join(root, "deep", "er", "c.txt"), "utf8")).toBe("c\n");
+
+    const hook = await rejection(commitPatch(await planPatch(addFile(".git/hooks/post-commit", "evil"), root), { roots: [root], protectedPaths: [path.join(root, ".git")] }));
+    expect(hook.message).toContain(`resolves into ${path.join(root, ".git")}, which stays read-only`);
+    expect(existsSync(path.join(root, ".git", "hooks"))).toBe(false);
+
+    const elsewhere = tempDir("aas-patch-else-");
+    await commitPatch(await planPatch(addFile(path.join(elsewhere, "x.txt"), "x"), root), null);
+    expect(readFileSync(path.join(elsewhere, "x.txt"), "utf8")).toBe("x\n");
+  });
+
+  it("never lands a write outside while a directory keeps turning into a symlink out", { timeout: 120_000 }, async () => {
+    const root = tempDir("aas-patch-race-");
+    const outside = tempDir("aas-patch-race-out-");
+    swapper = await startSwapper(root, outside);
+    let written = 0;
+    let refused = 0;
+    const deadline = Date.now() + 60_000;
+    for (let i = 0; i < 500 && Date.now() < deadline; i++) {
+      const planned = await planPatch(addFile(`sw/file${i}.txt`, `line ${i}`), root);
+      await commitPatch(planned, { roots: [root], protectedPaths: [] }).then(
+        () => written++,
+        (error: Error) => {
+          if (error.message.includes("resolves outside the writable roots")) refused++;
+        },
+      );
+    }
+    await swapper.stop();
+    expect(readdirSync(outside)).toEqual([]);
+    expect(written, `written ${written}, refused ${refused}`).toBeGreaterThan(0);
+    expect(refused, `written ${written}, refused ${refused}`).toBeGreaterThan(0);
+  });
+});
+
+describe("planPatch", () => {
+  it("reads files outside the cwd but refuses a FIFO without blocking", async () => {
+    const root = tempDir("aas-patch-plan-");
+    const fifo = path.join(root, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    const update = parsePatch("*** Begin Patch\n*** Update File: pipe\n@@\n-a\n+b\n*** End Patch");
+    const error = await rejection(planPatch(update, root));
+    expect(error.message).toBe(`cannot update ${fifo}: it is not a regular file (FIFOs and devices are not read)`);
+    const elsewhere = tempDir("aas-patch-else-");
+    writeFileSync(path.join(elsewhere, "x.txt"), "a\n");
+    const planned = await planPatch(parsePatch(`*** Begin Patch\n*** Update File: ${path.join(elsewhere, "x.txt")}\n@@\n-a\n+b\n*** End Patch`), root);
+    expect(planned[0]).toMatchObject({ before: "a\n", after: "b\n" });
+    expect((await rejection(planPatch(parsePatch("*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch"), root))).message).toBe(
+      `cannot delete ${path.join(root, "missing.txt")}: the file does not exist`,
+    );
+  });
+});
