@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -78,6 +79,11 @@ const ATTACKS: Attack[] = [
     call: (t) => ({ type: "exec", cmd: `touch ${t.outside}/pwned`, with_escalated_permissions: true }),
     asked: (policy) => policy !== "never",
   },
+  { name: "apply_patch updates a FIFO", call: () => ({ type: "apply_patch", patch: "*** Begin Patch\n*** Update File: pipe\n@@\n-x\n+y\n*** End Patch\n" }), asked: () => false },
+  { name: "view_image of a FIFO", call: () => ({ type: "function_call", name: "view_image", arguments: { path: "pipe.png" } }), asked: () => false },
+  { name: "view_image through a link to /dev/zero", call: () => ({ type: "function_call", name: "view_image", arguments: { path: "zero.png" } }), asked: () => false },
+  { name: "view_image of /dev/zero", call: () => ({ type: "function_call", name: "view_image", arguments: { path: "/dev/zero" } }), asked: () => false },
+  { name: "view_image outside the roots", call: (t) => ({ type: "function_call", name: "view_image", arguments: { path: `${t.outside}/../../etc/hostname` } }), asked: () => false },
   // untrusted asks for anything that is not known-safe: Codex asked for all of these.
   ...[
     "ls\ntouch made",
@@ -118,6 +124,8 @@ function makeTargets(runAs: RunAs): Targets & { home: string } {
   const cwd = tempDir("aas-attack-ws-");
   mkdirSync(path.join(cwd, ".git", "hooks"), { recursive: true });
   writeFileSync(path.join(cwd, "keep.txt"), "keep\n");
+  execFileSync("mkfifo", [path.join(cwd, "pipe"), path.join(cwd, "pipe.png")]);
+  symlinkSync("/dev/zero", path.join(cwd, "zero.png"));
   ownDirs(runAs, home, cwd, path.join(cwd, ".git"), path.join(cwd, ".git", "hooks"), path.join(cwd, "keep.txt"));
   const outside = tempDir("aas-attack-out-");
   symlinkSync(outside, path.join(cwd, "link-out"));
@@ -140,7 +148,7 @@ function toolOutput(server: ServerProcess, requests: readonly { body: Record<str
 }
 
 // What a model must read when an attack is stopped: a refusal, a decline, or the kernel's error.
-const TOLD_WHY = /rejected|declined|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat/i;
+const TOLD_WHY = /rejected|declined|unsupported image type|not a regular file|is outside the directories|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat/i;
 
 const MATRIX = runAsModes.flatMap((runAs) => POLICIES.flatMap((policy) => SANDBOXES.map((sandbox) => ({ policy, sandbox, runAs, user: runAs.name }))));
 
