@@ -8,7 +8,7 @@ import type { ParsedScript } from "./safety/shellParser.js";
  */
 export class ApprovalMemory {
   private readonly keys = new Set<string>();
-  private readonly learned: ApprovalRule[] = [];
+  private readonly learned: { readonly rule: ApprovalRule; readonly escalated: boolean }[] = [];
 
   /** Whether `key` (a command or a patch's paths) was accepted for the session. */
   has(key: string): boolean {
@@ -20,14 +20,17 @@ export class ApprovalMemory {
     this.keys.add(key);
   }
 
-  /** Allows, without asking, every command whose words start with `prefix`. */
-  allowPrefix(prefix: readonly string[]): void {
-    if (prefix.length > 0) this.learned.push({ action: "allow", command: [...prefix] });
+  /**
+   * Allows, without asking, every command whose words start with `prefix`; `escalated`: the user
+   * granted it on an escalation request, so it covers running outside the sandbox too.
+   */
+  allowPrefix(prefix: readonly string[], escalated: boolean): void {
+    if (prefix.length > 0) this.learned.push({ rule: { action: "allow", command: [...prefix] }, escalated });
   }
 
-  /** The `allow` rules learned so far. */
-  rules(): readonly ApprovalRule[] {
-    return this.learned;
+  /** The `allow` rules learned so far; for an escalated command, only those granted on an escalation. */
+  rules(escalated: boolean): readonly ApprovalRule[] {
+    return this.learned.filter((entry) => entry.escalated || !escalated).map((entry) => entry.rule);
   }
 }
 

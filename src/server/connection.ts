@@ -189,7 +189,7 @@ export class ClientConnection {
       if (!this.host.serverRequests.settle(this, message as ResponseMessage)) {
         this.logger.warn(
           { id: message.id },
-          `ignored a response from connection ${this.number} to id ${JSON.stringify(message.id)}: no server request sent to this connection waits for that id`,
+          `ignored a response to no pending server request: connection ${this.number} was sent no request with id ${JSON.stringify(message.id)} that still waits for an answer`,
         );
       }
       return true;

@@ -185,7 +185,7 @@ describe("WebSocket listener", () => {
       expect(stillWaiting.result.thread.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
       expect(existsSync(path.join(workspace, file))).toBe(false);
       expect(a.messages.filter((m) => m.method === "serverRequest/resolved" && m.params.requestId === approval.id)).toEqual([]);
-      await server.waitForStderr(`to id ${approval.id}: no server request sent to this connection waits for that id`);
+      await server.waitForStderr(`was sent no request with id ${approval.id} that still waits for an answer`);
 
       a.send({ id: approval.id, result: { decision } });
       const completed = await a.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed");

@@ -110,6 +110,9 @@ const TABLE: Row[] = [
   { script: "rm -rf build", policy: granular(true, false), rules: askRm, expected: "refuse" },
   { script: "rm x", policy: "on-request", rules: askRm, accepted: true, expected: "ask" },
   { script: "npm test", policy: "untrusted", learned: [{ action: "allow", command: ["npm", "test"] }], expected: "run" },
+  // a prefix the user allowed on an escalation request (callers pass only those for escalations)
+  { script: "touch a", policy: "on-request", escalate: true, learned: [{ action: "allow", command: ["touch"] }], expected: "run unsandboxed" },
+  { script: "touch a", policy: "never", escalate: true, learned: [{ action: "allow", command: ["touch"] }], expected: "refuse" },
   { script: "npm test; touch x", policy: "untrusted", learned: [{ action: "allow", command: ["npm", "test"] }], expected: "ask" },
 ];
 

@@ -66,7 +66,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     parsed,
     escalate: request.escalate,
     rules: context.environment.config.approval_rules ?? [],
-    learned: context.sessionApprovals.rules(),
+    learned: context.sessionApprovals.rules(request.escalate),
     acceptedForSession: context.sessionApprovals.has(sessionKey),
   });
   await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
@@ -85,7 +85,7 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       proposedAmendment: proposedPrefix(request.argv, parsed),
     });
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
-    if (typeof answer === "object") context.sessionApprovals.allowPrefix(answer.allowPrefix);
+    if (typeof answer === "object") context.sessionApprovals.allowPrefix(answer.allowPrefix, request.escalate);
     if (answer === "decline" || answer === "cancel") {
       await finish({ status: "declined" });
       if (answer === "cancel") throw new TurnCancelled();

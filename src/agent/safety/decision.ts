@@ -27,7 +27,10 @@ export interface CommandFacts {
   readonly escalate: boolean;
   /** `[[approval_rules]]` from config. */
   readonly rules: readonly ApprovalRule[];
-  /** `allow` rules the user added during this thread (`acceptWithExecpolicyAmendment`). */
+  /**
+   * `allow` rules the user added during this thread (`acceptWithExecpolicyAmendment`); for an
+   * escalated command, only those the user granted on an escalation request.
+   */
   readonly learned: readonly ApprovalRule[];
   /** The user accepted this exact command, with this escalation, for the session. */
   readonly acceptedForSession: boolean;
@@ -44,7 +47,8 @@ export function sandboxActive(sandbox: SandboxPolicy): boolean {
 
 /**
  * Decides a command. A `deny` rule refuses. An escalation (only meaningful under an active
- * sandbox) is always asked, and refused where the policy may not ask. An `ask` rule asks (refused
+ * sandbox) is asked unless the user already said yes to it (for the session, or as a prefix they
+ * allowed on an escalation request), and refused where the policy may not ask. An `ask` rule asks (refused
  * under `never`). An `allow` rule, or the user's earlier yes, runs it sandboxed without asking.
  * Otherwise `untrusted` asks for anything not known-safe, and the other policies run it sandboxed.
  */
@@ -57,7 +61,9 @@ export function decideCommand(facts: CommandFacts): CommandDecision {
     if (typeof facts.policy === "object" && !facts.policy.granular.sandbox_approval) {
       return { kind: "refuse", message: "approval policy does not allow sandbox escalation requests; reject command — run it within the sandbox" };
     }
-    return facts.acceptedForSession ? { kind: "run", sandboxed: false } : { kind: "ask", sandboxed: false };
+    // The user's own yes to this escalation, for the session or as a prefix rule, stands; a config rule's does not.
+    const userSaidYes = facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow";
+    return userSaidYes ? { kind: "run", sandboxed: false } : { kind: "ask", sandboxed: false };
   }
   if (verdict?.action === "ask") {
     if (!mayAskForRules(facts.policy)) return { kind: "refuse", message: `${ruleText(verdict)} needs the user's approval, and the approval policy is never; it was not run.` };
