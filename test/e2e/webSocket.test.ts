@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { processesMatching } from "../support/processes.js";
 import { RawWebSocketClient } from "../support/rawWebSocket.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
@@ -204,6 +205,13 @@ describe("WebSocket listener", () => {
 });
 
 describe("the loopback rule: without auth only loopback addresses are bound", () => {
+  // No server outlives its test, wrapped in bwrap or not (one under bwrap once kept listening).
+  afterAll(async () => {
+    const deadline = Date.now() + 5_000;
+    while (processesMatching("--listen ws://loopback.test").length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(processesMatching("--listen ws://loopback.test")).toEqual([]);
+  });
+
   /** Starts `--listen URL` without auth, under `wrapper`; resolves with the exit (refused) or the URL it listens on. */
   async function listen(target: string, wrapper: string[] = []): Promise<{ code: number | null; stderr: string } | { url: string }> {
     const server = ServerProcess.start({ args: ["app-server", "--listen", target], protocol: false, wrapper });
@@ -244,7 +252,8 @@ describe("the loopback rule: without auth only loopback addresses are bound", ()
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const hosts = path.join(dir, "hosts");
     writeFileSync(hosts, ["0.0.0.0 127.evil.test", "127.0.0.1 127.mixed.test", "0.0.0.0 127.mixed.test", "127.0.0.1 loopback.test", ""].join("\n"));
-    const wrapper = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", hosts, "/etc/hosts", "--"];
+    // --die-with-parent: the server must not outlive the bwrap the test stops.
+    const wrapper = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", hosts, "/etc/hosts", "--die-with-parent", "--"];
     for (const [name, addresses] of [["127.evil.test", "0.0.0.0"], ["127.mixed.test", "0.0.0.0"]]) {
       const refused = await listen(`ws://${name}:0`, wrapper);
       expect(refused).toMatchObject({ code: 2 });
