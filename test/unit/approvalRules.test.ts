@@ -61,6 +61,15 @@ describe("approval rules", () => {
       "bash -c \"$CMD\"",
       "git pu{sh,} origin",
       "git $SUB origin",
+      "git -C . push",
+      "git --git-dir=x -c a=b push",
+      "/usr/bin/git push",
+      "coproc git push",
+      "find . -exec git push ;",
+      "find . -name x -execdir /usr/bin/git push +",
+      "git pu\\\nsh",
+      "trap 'git push' EXIT",
+      "alias g=git\ng push",
       "$GIT push",
       "\"$SHELL\" -c 'git push'",
       "cat <<EOF\n$(git push)\nEOF",
@@ -68,6 +77,8 @@ describe("approval rules", () => {
       expect(await verdict(deny, script), script).toBe("deny");
     }
     expect(await verdict(deny, "git pull 'push'")).toBeNull();
+    expect(await verdict(deny, "git -C push pull")).toBeNull();
+    expect(await verdict(deny, "find . -name push")).toBeNull();
     expect(await verdict(deny, "echo 'git push'")).toBeNull();
   });
 

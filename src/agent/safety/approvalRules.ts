@@ -30,7 +30,12 @@ const WRAPPERS: Readonly<Record<string, (args: readonly ShellWord[]) => number>>
   stdbuf: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
   timeout: (args) => skipOptions(args, ["-s", "-k", "--signal", "--kill-after"]) + 1,
   xargs: (args) => skipOptions(args, ["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs"]),
+  coproc: () => 0,
 };
+// git's options before the subcommand (`git -C dir push` is `git push`), those that take a value as the next word.
+const GIT_VALUE_OPTIONS = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix"];
+// find's actions that run the words after them, up to `;` or `+`.
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
 /**
  * What the rules say about a command. Rules match words, never raw text: every simple command the
@@ -77,19 +82,50 @@ function matches(rule: ApprovalRule, command: ShellCommand, cautious: boolean): 
   return false;
 }
 
-/** The command itself, and the command a wrapper (`env`, `sudo`, `xargs`, `timeout`…) runs, recursively. */
+/**
+ * The command itself, and what it runs in other words: the command a wrapper (`env`, `sudo`,
+ * `xargs`, `timeout`…) runs, recursively; the commands of `find -exec`; `git` with its global
+ * options left out. The program is named by its base name (`/usr/bin/git` is `git`).
+ */
 function withUnwrapped(command: ShellCommand): ShellCommand[] {
-  const found: ShellCommand[] = [command];
+  if (command.opaque) return [command];
+  const found: ShellCommand[] = [];
+  const add = (words: readonly ShellWord[]) => {
+    if (words.length === 0) return;
+    found.push({ words, opaque: false });
+    const name = words[0]!;
+    if (name.literal && name.text.includes("/")) found.push({ words: [{ text: baseName(name.text), literal: true }, ...words.slice(1)], opaque: false });
+  };
   let words = command.words;
+  add(words);
   for (let depth = 0; depth < 8 && words.length > 0; depth++) {
     const name = words[0]!;
-    const skip = name.literal ? WRAPPERS[name.text.split("/").pop() ?? ""] : undefined;
+    const program = name.literal ? baseName(name.text) : "";
+    if (program === "git") add([name, ...words.slice(1 + skipOptions(words.slice(1), GIT_VALUE_OPTIONS, true))]);
+    if (program === "find") for (const executed of findExecuted(words)) add(executed);
+    const skip = WRAPPERS[program];
     if (!skip) break;
     const args = words.slice(1);
     words = args.slice(Math.min(skip(args), args.length));
-    if (words.length > 0) found.push({ words, opaque: false });
+    add(words);
   }
   return found;
+}
+
+/** The word lists `find … -exec CMD … ;` runs. */
+function findExecuted(words: readonly ShellWord[]): ShellWord[][] {
+  const executed: ShellWord[][] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!FIND_EXEC.has(words[i]!.text)) continue;
+    const end = words.findIndex((word, k) => k > i && (word.text === ";" || word.text === "+"));
+    executed.push(words.slice(i + 1, end === -1 ? words.length : end));
+    if (end !== -1) i = end;
+  }
+  return executed;
+}
+
+function baseName(program: string): string {
+  return program.split("/").pop() ?? program;
 }
 
 function skipWhile(args: readonly ShellWord[], skip: (word: ShellWord) => boolean): number {
@@ -97,11 +133,11 @@ function skipWhile(args: readonly ShellWord[], skip: (word: ShellWord) => boolea
   return index === -1 ? args.length : index;
 }
 
-/** Skips options, and the value after each option in `withValue`. */
-function skipOptions(args: readonly ShellWord[], withValue: readonly string[]): number {
+/** Skips options, and the value after each option in `withValue` (`stopAtDashes`: `--` is not skipped). */
+function skipOptions(args: readonly ShellWord[], withValue: readonly string[], stopAtDashes = false): number {
   let i = 0;
   while (i < args.length && args[i]!.text.startsWith("-")) {
-    if (args[i]!.text === "--") return i + 1;
+    if (args[i]!.text === "--") return stopAtDashes ? i : i + 1;
     i += withValue.includes(args[i]!.text) ? 2 : 1;
   }
   return i;

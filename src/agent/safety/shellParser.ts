@@ -61,7 +61,19 @@ function bashParser(): Promise<Parser> {
 /** Parses a bash script with tree-sitter-bash; see {@link ParsedScript}. */
 export async function parseScript(script: string): Promise<ParsedScript> {
   const parser = await bashParser();
-  return analyze(parser, script, 0);
+  return analyzeJoined(parser, script, 0);
+}
+
+/**
+ * tree-sitter-bash reads a backslash-newline as a word break, bash as nothing at all (`git pu\⏎sh`
+ * is `git push`). A script with one is parsed both ways: both readings' commands count for rules,
+ * and it is never plain.
+ */
+function analyzeJoined(parser: Parser, script: string, depth: number): ParsedScript {
+  const parsed = analyze(parser, script, depth);
+  const joined = script.replace(/\\\n/g, "");
+  if (joined === script) return parsed;
+  return { plain: null, commands: [...parsed.commands, ...analyze(parser, joined, depth).commands] };
 }
 
 /** Starts loading the parser, so the first command's decision does not wait for it. */
@@ -94,8 +106,8 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
       const words = commandWords(node);
       if (words.some((word) => !word.literal)) plain = false;
       plainCommands.push(words.map((word) => word.text));
-      // A program named by an expansion (`$CMD push`) could be anything.
-      commands.push({ words, opaque: words[0]?.literal === false });
+      // A program named by an expansion (`$CMD push`) could be anything, and so could a name an alias redefines.
+      commands.push({ words, opaque: words[0]?.literal === false || words[0]?.text === "alias" });
       commands.push(...nestedCommands(parser, words, depth));
     }
     if (root.hasError) commands.push({ words: [], opaque: true });
@@ -106,25 +118,29 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
 }
 
 /**
- * The commands a word list runs through a shell or `eval` (`bash -c SCRIPT`, `eval WORDS…`),
+ * The commands a word list runs through a shell, `eval` or `trap` (`bash -c SCRIPT`, `eval WORDS…`),
  * wherever that shell appears in it, so a wrapper (`env bash -c …`, `sudo sh -c …`) hides nothing.
  */
 function nestedCommands(parser: Parser, words: readonly ShellWord[], depth: number): ShellCommand[] {
   const at = words.findIndex((word) => {
     const program = word.text.split("/").pop() ?? "";
-    return program === "eval" || SHELLS.has(program);
+    return program === "eval" || program === "trap" || SHELLS.has(program);
   });
   if (at === -1) return [];
   let script: readonly ShellWord[] = [];
-  if (words[at]!.text.split("/").pop() === "eval") {
+  const program = words[at]!.text.split("/").pop();
+  if (program === "eval") {
     script = words.slice(at + 1);
+  } else if (program === "trap") {
+    // `trap 'COMMANDS' SIGNAL…` runs COMMANDS later, in this shell.
+    script = words.slice(at + 1, at + 2).filter((word) => !word.text.startsWith("-"));
   } else {
     const flag = words.findIndex((word, i) => i > at && /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text));
     if (flag !== -1) script = words.slice(flag + 1, flag + 2);
   }
   if (script.length === 0) return [];
   if (depth >= MAX_NESTING || script.some((word) => !word.literal)) return [{ words, opaque: true }];
-  return [...analyze(parser, script.map((word) => word.text).join(" "), depth + 1).commands];
+  return [...analyzeJoined(parser, script.map((word) => word.text).join(" "), depth + 1).commands];
 }
 
 /** The words of a `command` node: its name and arguments (assignments and redirections are not words). */
