@@ -2,7 +2,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setFlagsFromString } from "node:v8";
-import { HELP_TEXT, UsageError, parseArgs } from "./cli/args.js";
+import { HELP_TEXT, parseArgs } from "./cli/args.js";
+import { UsageError } from "./cli/usageError.js";
 import { ConfigError } from "./config/load.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
 import { SERVER_VERSION } from "./runtime/version.js";

@@ -1,8 +1,6 @@
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../runtime/clock.js";
 import type { ThreadItem } from "../protocol/items.js";
-import type { AskForApproval, SandboxPolicy } from "../protocol/policy.js";
-import type { UserInput } from "../protocol/userInput.js";
 import { BASE_INSTRUCTIONS } from "./baseInstructions.js";
 import { userText, type ConversationItem, type ToolCall } from "./conversation.js";
 import { environmentContext } from "./environmentContext.js";
@@ -25,42 +23,9 @@ import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
 import type { ReviewRequest } from "./review.js";
+import type { PendingInput, TurnInputQueue, TurnMode, TurnSettings } from "./turnTypes.js";
+import type { UserInput } from "../protocol/userInput.js";
 import { compactHistory, compactionLimit, DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
-
-/** User input waiting to enter a turn: the initial input, or input steered in later. */
-export interface PendingInput {
-  /** Id of the `userMessage` item it becomes. */
-  readonly id: string;
-  readonly clientId: string | null;
-  readonly content: readonly UserInput[];
-}
-
-/** The settings one turn runs with. */
-export interface TurnSettings {
-  readonly model: string;
-  readonly modelProvider: string;
-  readonly cwd: string;
-  readonly approvalPolicy: AskForApproval;
-  readonly sandbox: SandboxPolicy;
-  readonly reasoningEffort?: string | null;
-  readonly reasoningSummary?: string | null;
-  readonly baseInstructions?: string | null;
-  readonly developerInstructions?: string | null;
-}
-
-/** Where a turn's input comes from: the queue the thread fills as the client steers. */
-export interface TurnInputQueue {
-  /** Input queued so far. */
-  take(): PendingInput[];
-  /** Input queued so far; when there is none the queue closes, so the turn can end without losing any. */
-  takeOrClose(): PendingInput[];
-}
-
-/**
- * What kind of turn: the agent loop, a compaction that only summarizes the history
- * (`thread/compact/start`), or a review of code changes (`review/start`).
- */
-export type TurnMode = { readonly kind: "regular" } | { readonly kind: "compact" } | { readonly kind: "review"; readonly review: ReviewRequest };
 
 /** One turn to run. */
 export interface TurnJob {

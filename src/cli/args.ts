@@ -1,5 +1,6 @@
 import { parseOverride, type ConfigOverride } from "../config/overrides.js";
 import type { Listen, WebSocketAccess } from "./serve.js";
+import { UsageError } from "./usageError.js";
 
 /** What the command line asks for. */
 export type CliCommand =
@@ -20,14 +21,6 @@ export type CliCommand =
   | { kind: "demo"; live: boolean }
   | { kind: "version" }
   | { kind: "help" };
-
-/** A command line we cannot run; the message says what to change. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
 
 export const HELP_TEXT = `agent-app-server: a Codex-compatible app-server for AI coding agents (JSON-RPC over stdio)
 

@@ -9,7 +9,7 @@ import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { AppServer } from "../server/appServer.js";
-import { UsageError } from "./args.js";
+import { UsageError } from "./usageError.js";
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 1_500;

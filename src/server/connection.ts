@@ -12,7 +12,6 @@ import type { Logger } from "../runtime/logger.js";
 import type { InvalidMessage } from "../transport/envelope.js";
 import type { NewlineMessageReader } from "../transport/lineReader.js";
 import type { NewlineMessageWriter } from "../transport/lineWriter.js";
-import type { Dispatcher } from "./dispatcher.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
 import { redactSecrets } from "./secretRedaction.js";
 import type { SessionAudit, SessionLog } from "./sessionAudit.js";
@@ -36,10 +35,15 @@ export interface ClientSession {
   readonly optOutNotificationMethods: ReadonlySet<string>;
 }
 
+/** Serves a connection's requests (the server's Dispatcher; named by shape so the two modules do not import each other). */
+export interface RequestDispatch {
+  dispatch(connection: ClientConnection, method: string, params: unknown, requestId: RequestId): Promise<unknown>;
+}
+
 /** Services a connection needs from the server that owns it. */
 export interface ConnectionHost {
   readonly logger: Logger;
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: RequestDispatch;
   readonly serverRequests: ServerRequestBroker<ClientConnection>;
   /** Where every message goes when the audit log is on. */
   readonly audit?: SessionAudit;

@@ -1,6 +1,6 @@
 import type { ConversationItem } from "../agent/conversation.js";
 import type { TurnEvent } from "../agent/turnEvents.js";
-import type { PendingInput } from "../agent/turnRunner.js";
+import type { PendingInput } from "../agent/turnTypes.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type {
   ServerNotificationMethod,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs, UsageError } from "../../src/cli/args.js";
+import { parseArgs } from "../../src/cli/args.js";
+import { UsageError } from "../../src/cli/usageError.js";
 import { locateKey } from "../../src/config/keyLocator.js";
 import { applyOverride, parseOverride } from "../../src/config/overrides.js";
 

@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Dict, Optional
+from typing import Any, AsyncIterator, Callable, Dict, Optional, Protocol
 
 from .errors import ClientError, RequestTimeoutError
 from .models import Notification, Turn
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import AppServerClient
+
+class EventSource(Protocol):
+    """What subscriptions and turns need from the client (AppServerClient), named by shape so
+    this module and client.py do not import each other."""
+
+    request_timeout: Optional[float]
+
+    def subscribe(
+        self, method: Any = None, *, predicate: Optional[Callable[[Notification], bool]] = None, timeout: Any = ...
+    ) -> "EventSubscription": ...
+
+    def _unsubscribe(self, subscription: "EventSubscription") -> None: ...
+
+    async def request(self, method: str, params: Any = None, *, timeout: Any = ...) -> Any: ...
+
+    async def interrupt_turn(self, thread_id: str, turn_id: str) -> None: ...
 
 __all__ = ["EventSubscription", "TurnEvents", "collect_text"]
 
@@ -28,7 +42,7 @@ class EventSubscription:
 
     def __init__(
         self,
-        client: "AppServerClient",
+        client: EventSource,
         predicate: Optional[Callable[[Notification], bool]],
         timeout: Optional[float],
     ) -> None:
@@ -103,7 +117,7 @@ class TurnEvents:
 
     def __init__(
         self,
-        client: "AppServerClient",
+        client: EventSource,
         thread_id: str,
         params: Dict[str, Any],
         timeout: Optional[float],
