@@ -111,51 +111,64 @@ import {
   WarningNotification,
 } from "./notifications.js";
 
-/** A request method: params and result schemas, and the type name used for generated JSON Schema files. */
+/**
+ * How requests of a method are ordered: `thread` ones that name a thread (`params.threadId`) run
+ * one at a time per thread, in the order they arrived, as in Codex; `concurrent` ones run at once.
+ */
+export type RequestScope = "thread" | "concurrent";
+
+/** A request method: params and result schemas, the type name used for generated JSON Schema files, and its ordering. */
 export interface RequestSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly typeName: string;
   readonly params: P;
   readonly result: R;
+  readonly scope: RequestScope;
 }
 
-/** A notification method: its params schema and type name. */
+/** A notification method: its params schema, type name, and whether only `experimentalApi` clients get it. */
 export interface NotificationSpec<P extends z.ZodType = z.ZodType> {
   readonly typeName: string;
   readonly params: P;
+  readonly experimental: boolean;
 }
 
-function request<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
-  return { typeName, params, result };
+function request<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R, scope: RequestScope = "concurrent"): RequestSpec<P, R> {
+  return { typeName, params, result, scope };
 }
 
-function notification<P extends z.ZodType>(typeName: string, params: P): NotificationSpec<P> {
-  return { typeName, params };
+/** A request ordered per thread (see {@link RequestScope}). */
+function threadRequest<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
+  return request(typeName, params, result, "thread");
 }
 
-/** Client → server requests this server implements. */
+function notification<P extends z.ZodType>(typeName: string, params: P, experimental = false): NotificationSpec<P> {
+  return { typeName, params, experimental };
+}
+
+/** Client → server requests this server implements; `threadRequest` ones are ordered per thread. */
 export const clientRequests = {
   initialize: request("Initialize", InitializeParams, InitializeResponse),
   "thread/start": request("ThreadStart", ThreadStartParams, ThreadSessionResponse),
-  "thread/resume": request("ThreadResume", ThreadResumeParams, ThreadSessionResponse),
-  "thread/fork": request("ThreadFork", ThreadForkParams, ThreadSessionResponse),
+  "thread/resume": threadRequest("ThreadResume", ThreadResumeParams, ThreadSessionResponse),
+  "thread/fork": threadRequest("ThreadFork", ThreadForkParams, ThreadSessionResponse),
   "thread/list": request("ThreadList", ThreadListParams, ThreadListResponse),
-  "thread/read": request("ThreadRead", ThreadReadParams, ThreadResponse),
-  "thread/turns/list": request("ThreadTurnsList", ThreadTurnsListParams, ThreadTurnsListResponse),
-  "thread/archive": request("ThreadArchive", ThreadIdParams, EmptyResponse),
-  "thread/unarchive": request("ThreadUnarchive", ThreadIdParams, ThreadResponse),
-  "thread/name/set": request("ThreadSetName", ThreadSetNameParams, EmptyResponse),
-  "thread/metadata/update": request("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
+  "thread/read": threadRequest("ThreadRead", ThreadReadParams, ThreadResponse),
+  "thread/turns/list": threadRequest("ThreadTurnsList", ThreadTurnsListParams, ThreadTurnsListResponse),
+  "thread/archive": threadRequest("ThreadArchive", ThreadIdParams, EmptyResponse),
+  "thread/unarchive": threadRequest("ThreadUnarchive", ThreadIdParams, ThreadResponse),
+  "thread/name/set": threadRequest("ThreadSetName", ThreadSetNameParams, EmptyResponse),
+  "thread/metadata/update": threadRequest("ThreadMetadataUpdate", ThreadMetadataUpdateParams, ThreadResponse),
   "thread/loaded/list": request("ThreadLoadedList", ThreadLoadedListParams, ThreadLoadedListResponse),
-  "thread/unsubscribe": request("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
-  "review/start": request("ReviewStart", ReviewStartParams, ReviewStartResponse),
-  "thread/compact/start": request("ThreadCompactStart", ThreadIdParams, EmptyResponse),
-  "thread/goal/set": request("ThreadGoalSet", ThreadGoalSetParams, ThreadGoalSetResponse),
-  "thread/goal/get": request("ThreadGoalGet", ThreadIdParams, ThreadGoalGetResponse),
-  "thread/goal/clear": request("ThreadGoalClear", ThreadGoalClearParams, ThreadGoalClearResponse),
-  "thread/readState/update": request("ThreadReadStateUpdate", ThreadReadStateUpdateParams, ThreadReadStateUpdateResponse),
-  "turn/start": request("TurnStart", TurnStartParams, TurnStartResponse),
-  "turn/steer": request("TurnSteer", TurnSteerParams, TurnSteerResponse),
-  "turn/interrupt": request("TurnInterrupt", TurnInterruptParams, EmptyResponse),
+  "thread/unsubscribe": threadRequest("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
+  "review/start": threadRequest("ReviewStart", ReviewStartParams, ReviewStartResponse),
+  "thread/compact/start": threadRequest("ThreadCompactStart", ThreadIdParams, EmptyResponse),
+  "thread/goal/set": threadRequest("ThreadGoalSet", ThreadGoalSetParams, ThreadGoalSetResponse),
+  "thread/goal/get": threadRequest("ThreadGoalGet", ThreadIdParams, ThreadGoalGetResponse),
+  "thread/goal/clear": threadRequest("ThreadGoalClear", ThreadGoalClearParams, ThreadGoalClearResponse),
+  "thread/readState/update": threadRequest("ThreadReadStateUpdate", ThreadReadStateUpdateParams, ThreadReadStateUpdateResponse),
+  "turn/start": threadRequest("TurnStart", TurnStartParams, TurnStartResponse),
+  "turn/steer": threadRequest("TurnSteer", TurnSteerParams, TurnSteerResponse),
+  "turn/interrupt": threadRequest("TurnInterrupt", TurnInterruptParams, EmptyResponse),
   "command/exec": request("CommandExec", CommandExecParams, CommandExecResponse),
   "command/exec/write": request("CommandExecWrite", CommandExecWriteParams, EmptyResponse),
   "command/exec/terminate": request("CommandExecTerminate", CommandExecTerminateParams, EmptyResponse),
@@ -170,7 +183,7 @@ export const clientRequests = {
   "config/value/write": request("ConfigValueWrite", ConfigValueWriteParams, ConfigWriteResponse),
   "config/batchWrite": request("ConfigBatchWrite", ConfigBatchWriteParams, ConfigWriteResponse),
   "configRequirements/read": request("ConfigRequirementsRead", z.object({}), ConfigRequirementsReadResponse),
-  "hooks/list": request("HooksList", HooksListParams, HooksListResponse),
+  "hooks/list": threadRequest("HooksList", HooksListParams, HooksListResponse),
   "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),
   "plugin/installed": request("PluginInstalled", PluginInstalledParams, PluginInstalledResponse),
   "collaborationMode/list": request("CollaborationModeList", z.object({}), CollaborationModeListResponse),
@@ -182,7 +195,7 @@ export const clientRequests = {
   "fs/remove": request("FsRemove", FsRemoveParams, EmptyResponse),
   "fs/copy": request("FsCopy", FsCopyParams, EmptyResponse),
   fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
-  "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse),
+  "mcpServerStatus/list": threadRequest("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */
@@ -201,7 +214,7 @@ export const serverNotifications = {
   "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),
   "thread/goal/updated": notification("ThreadGoalUpdatedNotification", ThreadGoalUpdatedNotification),
   "thread/goal/cleared": notification("ThreadGoalClearedNotification", ThreadGoalClearedNotification),
-  "thread/readState/changed": notification("ThreadReadStateChangedNotification", ThreadReadStateChangedNotification),
+  "thread/readState/changed": notification("ThreadReadStateChangedNotification", ThreadReadStateChangedNotification, true),
   "thread/tokenUsage/updated": notification("ThreadTokenUsageUpdatedNotification", ThreadTokenUsageUpdatedNotification),
   "turn/started": notification("TurnStartedNotification", TurnNotification),
   "turn/completed": notification("TurnCompletedNotification", TurnNotification),
@@ -267,4 +280,9 @@ export type ServerRequestResult<M extends ServerRequestMethod> = z.output<(typeo
 /** Looks a client request up by name; undefined for methods we do not implement. */
 export function clientRequestSpec(method: string): RequestSpec | undefined {
   return Object.hasOwn(clientRequests, method) ? clientRequests[method as ClientRequestMethod] : undefined;
+}
+
+/** Looks a server notification up by name; undefined for one not in the registry. */
+export function serverNotificationSpec(method: string): NotificationSpec | undefined {
+  return Object.hasOwn(serverNotifications, method) ? serverNotifications[method as ServerNotificationMethod] : undefined;
 }

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { rpcError } from "../protocol/errors.js";
 import { ErrorCode, type RequestId } from "../protocol/jsonrpc.js";
 import {
+  serverNotificationSpec,
   serverRequests,
   type ServerRequestMethod,
   type ServerRequestParams,
@@ -15,9 +16,6 @@ import type { NewlineMessageWriter } from "../transport/lineWriter.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
 import { redactSecrets } from "./secretRedaction.js";
 import type { SessionAudit, SessionLog } from "./sessionAudit.js";
-
-/** Notifications Codex sends only to clients that opted into its experimental API (observed: unread tracking). */
-const EXPERIMENTAL_NOTIFICATIONS: ReadonlySet<string> = new Set(["thread/readState/changed"]);
 
 /** A server notification built once, as the JSON-RPC message it is, and fanned out to every subscribed connection. */
 export interface OutgoingNotification {
@@ -128,7 +126,8 @@ export class ClientConnection {
    */
   notify(notification: OutgoingNotification): Promise<void> {
     if (this.outputClosed || this.session?.optOutNotificationMethods.has(notification.method)) return Promise.resolve();
-    if (EXPERIMENTAL_NOTIFICATIONS.has(notification.method) && !this.session?.experimentalApi) return Promise.resolve();
+    // As Codex, experimental notifications (the registry marks them) go only to clients that opted in.
+    if (serverNotificationSpec(notification.method)?.experimental && !this.session?.experimentalApi) return Promise.resolve();
     return this.writer.write(notification as Message);
   }
 

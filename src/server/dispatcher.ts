@@ -12,6 +12,7 @@ import {
   type ClientRequestMethod,
   type ClientRequestParams,
   type ClientRequestResult,
+  type RequestSpec,
 } from "../protocol/methods.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ClientConnection } from "./connection.js";
@@ -63,7 +64,7 @@ export class Dispatcher {
       afterResponse: (fn) => connection.whenResponded(requestId, fn),
     };
     try {
-      return await this.scheduler.run(threadKey(rawParams), async () => handler(parsed.data as never, context));
+      return await this.scheduler.run(orderingKey(spec, parsed.data), async () => handler(parsed.data as never, context));
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");
@@ -72,9 +73,9 @@ export class Dispatcher {
   }
 }
 
-/** Requests that name a thread are serialized on it, as in Codex. */
-function threadKey(params: unknown): string | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
+/** The queue a request waits in, from its method's scope: a thread's, or none (see {@link RequestSpec.scope}). */
+function orderingKey(spec: RequestSpec, params: unknown): string | undefined {
+  if (spec.scope !== "thread") return undefined;
   const threadId = (params as { threadId?: unknown }).threadId;
   return typeof threadId === "string" ? `thread:${threadId}` : undefined;
 }

@@ -76,27 +76,36 @@ describe("dispatch through the real connection", () => {
   it("runs requests naming the same thread in order and others concurrently", async () => {
     const held = gate();
     const order: string[] = [];
-    const client = new MemoryClient(
-      handlers(async (params) => {
-        const tag = params.clientInfo.title as string;
-        order.push(`start ${tag}`);
-        if (tag === "a1") await held.promise;
-        order.push(`end ${tag}`);
-      }),
-    );
-    const withThread = (id: number, title: string, threadId?: string) =>
-      client.send({ id, method: "initialize", params: { clientInfo: { ...INIT.clientInfo, title }, threadId } });
-    withThread(1, "a1", "thread-a");
-    withThread(2, "a2", "thread-a");
-    withThread(3, "b1", "thread-b");
-    withThread(4, "free");
-    await client.response(3);
-    await client.response(4);
+    // The registry orders thread/read per thread and thread/list not at all; the request id tags each call.
+    const tagged = async (tag: string) => {
+      order.push(`start ${tag}`);
+      if (tag === "a1") await held.promise;
+      order.push(`end ${tag}`);
+    };
+    const client = new MemoryClient({
+      ...handlers(),
+      "thread/read": async (_params, { requestId }) => {
+        await tagged(String(requestId));
+        return {} as never;
+      },
+      "thread/list": async (_params, { requestId }) => {
+        await tagged(String(requestId));
+        return {} as never;
+      },
+    });
+    client.send({ id: "init", method: "initialize", params: INIT });
+    await client.response("init");
+    client.send({ id: "a1", method: "thread/read", params: { threadId: "thread-a" } });
+    client.send({ id: "a2", method: "thread/read", params: { threadId: "thread-a" } });
+    client.send({ id: "b1", method: "thread/read", params: { threadId: "thread-b" } });
+    client.send({ id: "free", method: "thread/list", params: {} });
+    await client.response("b1");
+    await client.response("free");
     expect(order).toEqual(["start a1", "start b1", "end b1", "start free", "end free"]);
     held.open();
-    await client.response(2);
+    await client.response("a2");
     expect(order.slice(5)).toEqual(["end a1", "start a2", "end a2"]);
-    expect(client.messages.map((m) => m.id)).toEqual([3, 4, 1, 2]);
+    expect(client.messages.map((m) => m.id)).toEqual(["init", "b1", "free", "a1", "a2"]);
   });
 
   it("writes a response before the work a handler defers to after it", async () => {
