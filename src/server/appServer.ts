@@ -12,25 +12,27 @@ import { ClientConnection, validateAnswer, type ConnectionHost } from "./connect
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { CommandProcesses } from "./commandProcesses.js";
 import { LoginShell } from "../agent/exec/loginShell.js";
-import { commandExecHandlers } from "./handlers/commandExec.js";
+import { commandExecHandlers } from "./handlers/command.js";
 import { configHandlers } from "./handlers/config.js";
+import { modelHandlers } from "./handlers/model.js";
+import { reviewHandlers } from "./handlers/review.js";
 import { initializeHandler } from "./handlers/initialize.js";
-import { sessionHandlers } from "./handlers/session.js";
+import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
 import { fsHandlers } from "./handlers/fs.js";
-import { fileSearchHandlers } from "./handlers/fileSearch.js";
+import { fileSearchHandlers } from "./handlers/fuzzyFileSearch.js";
 import { serverRoots } from "../workspace/allowedRoots.js";
 import { RequestScheduler } from "./requestScheduler.js";
-import { threadHandlers } from "./handlers/threads.js";
+import { threadHandlers } from "./handlers/thread.js";
 import { createNotification } from "./notifications.js";
 import { uuidV7Source, type IdSource } from "../runtime/ids.js";
 import { ThreadManager } from "../threads/threadManager.js";
 import { ThreadStore } from "../threads/threadStore.js";
 import { ServerRequestBroker } from "./serverRequests.js";
-import { turnHandlers } from "./handlers/turns.js";
+import { turnHandlers } from "./handlers/turn.js";
 import { ToolRegistry, type Tool } from "../agent/tools/tool.js";
 import { builtInTools } from "../agent/tools/builtInTools.js";
 import { McpManager } from "../agent/mcp/mcpManager.js";
-import { mcpHandlers } from "./handlers/mcp.js";
+import { mcpHandlers } from "./handlers/mcpServerStatus.js";
 import { secretValuesOf } from "./secretRedaction.js";
 import { SessionAudit } from "./sessionAudit.js";
 
@@ -213,6 +215,14 @@ export class AppServer implements ConnectionHost {
     for (const connection of this.connections) void connection.notify(notification);
   }
 
+  /**
+   * Every method's handler. Where to find one: `src/server/handlers/<first segment of the method>.ts`
+   * (`thread/start` → thread.ts, `fs/readFile` → fs.ts, `command/exec` → command.ts, `model/list` →
+   * model.ts, `mcpServerStatus/list` → mcpServerStatus.ts, `fuzzyFileSearch` → fuzzyFileSearch.ts),
+   * except two groups: `configRequirements/read` is in config.ts, and the start-up questions
+   * (`account/*`, `hooks/list`, `skills/list`, `plugin/installed`, `collaborationMode/list`) are in
+   * startupQuestions.ts.
+   */
   private createHandlers(): HandlerTable {
     const roots = serverRoots(this.options.cwd ?? process.cwd(), this.options.config);
     return {
@@ -224,7 +234,8 @@ export class AppServer implements ConnectionHost {
       }),
       ...threadHandlers(this.threads),
       ...turnHandlers(this.threads),
-      ...sessionHandlers(),
+      ...reviewHandlers(this.threads),
+      ...startupQuestionHandlers(),
       ...fsHandlers(roots),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(this.mcp),
@@ -236,10 +247,8 @@ export class AppServer implements ConnectionHost {
         clock: this.clock,
         processes: this.commandProcesses,
       }),
-      ...configHandlers({
-        store: this.configStore,
-        env: this.options.env ?? process.env,
-      }),
+      ...configHandlers({ store: this.configStore }),
+      ...modelHandlers({ store: this.configStore, env: this.options.env ?? process.env }),
     };
   }
 }

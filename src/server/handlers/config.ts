@@ -1,9 +1,7 @@
-import { listModels } from "../../agent/model/modelCatalog.js";
 import { ConfigWriteError, type ConfigEdit, type ConfigStore } from "../../config/configStore.js";
 import { configOrigins, layerIdentity } from "../../config/layers.js";
 import { invalidRequest, rpcError, type RpcError } from "../../protocol/errors.js";
 import { ErrorCode } from "../../protocol/jsonrpc.js";
-import { DEFAULT_MODEL, DEFAULT_MODEL_PROVIDER } from "../../threads/settings.js";
 import type { HandlerTable } from "../dispatcher.js";
 
 /** What the configuration methods read and write. */
@@ -14,11 +12,11 @@ export interface ConfigDeps {
 
 type ConfigHandlers = Pick<
   HandlerTable,
-  "model/list" | "config/read" | "configRequirements/read" | "config/value/write" | "config/batchWrite"
+  "config/read" | "configRequirements/read" | "config/value/write" | "config/batchWrite"
 >;
 
-/** `model/list`, `config/read`, `configRequirements/read` and the config writes. */
-export function configHandlers({ store, env }: ConfigDeps): ConfigHandlers {
+/** `config/read`, `configRequirements/read` and the config writes. */
+export function configHandlers({ store }: Pick<ConfigDeps, "store">): ConfigHandlers {
   const write = async (edits: readonly ConfigEdit[], filePath: string | null | undefined, expectedVersion: string | null | undefined) => {
     if (filePath && filePath !== store.file) throw invalidRequest(`only the user config ${store.file} can be written, not ${filePath}`);
     try {
@@ -39,14 +37,6 @@ export function configHandlers({ store, env }: ConfigDeps): ConfigHandlers {
     }
   };
   return {
-    "model/list": async (params) => {
-      const config = store.current;
-      const provider = params.modelProvider ?? config.model_provider ?? DEFAULT_MODEL_PROVIDER;
-      const models = await listModels(config, provider, config.model ?? DEFAULT_MODEL, env);
-      const start = params.cursor ? Number.parseInt(params.cursor, 10) || 0 : 0;
-      const end = params.limit ? start + params.limit : models.length;
-      return { data: models.slice(start, end), nextCursor: end < models.length ? String(end) : null };
-    },
     "config/read": (params) => ({
       config: store.current,
       origins: configOrigins(store.layers),

@@ -1,6 +1,6 @@
 import type { HandlerTable } from "../dispatcher.js";
 
-type SessionHandlers = Pick<
+type StartupQuestionHandlers = Pick<
   HandlerTable,
   | "account/read"
   | "account/bedrock/checkGovCloudRequirements"
@@ -16,7 +16,7 @@ type SessionHandlers = Pick<
  * collaboration mode, so each answer is the true, empty one: clients such as the Codex TUI wait
  * for these before they show their composer.
  */
-export function sessionHandlers(): SessionHandlers {
+export function startupQuestionHandlers(): StartupQuestionHandlers {
   return {
     "account/read": () => ({ account: null, requiresOpenaiAuth: false }),
     "account/bedrock/checkGovCloudRequirements": () => ({ isGovCloud: false, shouldWarn: false }),
