@@ -224,7 +224,8 @@ export class AppServer implements ConnectionHost {
    * startupQuestions.ts.
    */
   private createHandlers(): HandlerTable {
-    const roots = serverRoots(this.options.cwd ?? process.cwd(), this.options.config);
+    // Config is read at each request (configStore.current), so a config write reaches these methods at once.
+    const roots = serverRoots(this.options.cwd ?? process.cwd(), () => this.configStore.current);
     return {
       initialize: initializeHandler({
         home: this.options.home,
@@ -240,7 +241,7 @@ export class AppServer implements ConnectionHost {
       ...fileSearchHandlers(roots),
       ...mcpHandlers(this.mcp),
       ...commandExecHandlers({
-        config: this.options.config,
+        config: () => this.configStore.current,
         home: this.options.home,
         serverCwd: this.options.cwd ?? process.cwd(),
         env: this.options.env ?? process.env,

@@ -40,11 +40,21 @@ export function outsideRoots(error: ConfinedFsError): RpcError {
 }
 
 /**
- * The allowed roots of a server: its working directory, `[sandbox_workspace_write]
- * writable_roots` (relative entries from the working directory) and each `[projects."<abs path>"]`
- * with `trust_level = "trusted"`.
+ * The allowed roots of a server under its current config: its working directory,
+ * `[sandbox_workspace_write] writable_roots` (relative entries from the working directory) and
+ * each `[projects."<abs path>"]` with `trust_level = "trusted"`. Read at each request, so a config
+ * write reaches file requests at once; the roots are rebuilt only when the config changed.
  */
-export function serverRoots(serverCwd: string, config: Config): AllowedRoots {
+export function serverRoots(serverCwd: string, config: () => Config): () => AllowedRoots {
+  let built: { config: Config; roots: AllowedRoots } | undefined;
+  return () => {
+    const current = config();
+    if (built?.config !== current) built = { config: current, roots: rootsUnder(serverCwd, current) };
+    return built.roots;
+  };
+}
+
+function rootsUnder(serverCwd: string, config: Config): AllowedRoots {
   const configured = (config.sandbox_workspace_write?.writable_roots ?? []).map((root) => path.resolve(serverCwd, root));
   const trusted = Object.entries(config.projects ?? {})
     .filter(([project, settings]) => path.isAbsolute(project) && settings.trust_level === "trusted")

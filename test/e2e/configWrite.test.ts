@@ -1,8 +1,10 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { launch } from "../support/turnHarness.js";
+import { bwrapAvailable } from "../support/sandbox.js";
+import { ServerProcess } from "../support/serverProcess.js";
+import { launch, servers, tempDir } from "../support/turnHarness.js";
 
 function configFile(home: string): Record<string, any> {
   return parse(readFileSync(path.join(home, "config.toml"), "utf8")) as Record<string, any>;
@@ -73,5 +75,26 @@ describe("config writes", () => {
     const overridden = await server.request("config/value/write", { keyPath: "model", value: "other-model", mergeStrategy: "replace" });
     expect(overridden.result).toMatchObject({ status: "okOverridden", overriddenMetadata: { effectiveValue: "gpt-5.5", overridingLayer: { name: { type: "sessionFlags" } } } });
     expect((await server.request("config/read", {})).result.config.model).toBe("gpt-5.5");
+  });
+
+  // One source of config truth: command/exec and fs/* read the config as it is now, as turns do.
+  it.skipIf(!bwrapAvailable)("a config write reaches command/exec's sandbox and the fs/* roots at once", async () => {
+    const cwd = tempDir("aas-config-cwd-");
+    const extra = tempDir("aas-config-extra-");
+    writeFileSync(path.join(extra, "note.txt"), "hello");
+    const server = ServerProcess.start({ args: ["app-server"], cwd, env: { TMPDIR: "" } });
+    servers.push(server);
+    await server.initialize();
+    const touch = (file: string) => server.request("command/exec", { command: ["touch", path.join(cwd, file)], sandboxPolicy: null });
+    await server.request("config/value/write", { keyPath: "sandbox_mode", value: "workspace-write", mergeStrategy: "replace" });
+    expect((await touch("first.txt")).result.exitCode).toBe(0);
+    await server.request("config/value/write", { keyPath: "sandbox_mode", value: "read-only", mergeStrategy: "replace" });
+    expect((await touch("second.txt")).result.exitCode).not.toBe(0);
+    expect(existsSync(path.join(cwd, "second.txt"))).toBe(false);
+
+    const read = () => server.request("fs/readFile", { path: path.join(extra, "note.txt") });
+    expect((await read()).error.code).toBe(-32600);
+    await server.request("config/value/write", { keyPath: "sandbox_workspace_write.writable_roots", value: [extra], mergeStrategy: "replace" });
+    expect(Buffer.from((await read()).result.dataBase64, "base64").toString()).toBe("hello");
   });
 });

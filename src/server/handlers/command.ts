@@ -19,7 +19,8 @@ const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
 
 /** What `command/exec` needs from the server. */
 export interface CommandExecDeps {
-  readonly config: Config;
+  /** The current config (`configStore.current`), read at each command. */
+  readonly config: () => Config;
   /** The server's home, read-only inside the sandbox. */
   readonly home: string;
   /** The server's working directory: the default cwd, and the workspace a sandbox policy protects. */
@@ -87,21 +88,22 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
 async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<OneOffCommand> {
   const cwd = path.resolve(deps.serverCwd, params.cwd ?? ".");
   if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
+  const config = deps.config();
   const sandboxed = await sandboxedArgv(params.command, {
-    policy: params.sandboxPolicy ?? sandboxPolicy(deps.config.sandbox_mode ?? DEFAULT_SANDBOX_MODE, deps.config),
+    policy: params.sandboxPolicy ?? sandboxPolicy(config.sandbox_mode ?? DEFAULT_SANDBOX_MODE, config),
     // As in Codex, the policy's workspace is the server's cwd, not the command's.
     workspace: deps.serverCwd,
     cwd,
     home: deps.home,
     env: deps.env,
-    bwrapPath: deps.config.bwrap_path,
+    bwrapPath: config.bwrap_path,
   });
   if ("problem" in sandboxed) throw rpcError(ErrorCode.InternalError, sandboxed.problem);
   // Command support (execa) loads with the first command, not at start-up.
   const { OneOffCommand } = await import("../../agent/exec/oneOffCommand.js");
   return new OneOffCommand(sandboxed.argv, {
     cwd,
-    env: withOverrides(childEnvironment(deps.config.shell_environment_policy, deps.env), params.env),
+    env: withOverrides(childEnvironment(config.shell_environment_policy, deps.env), params.env),
     pipeStdin: params.streamStdin ?? false,
     outputBytesCap: params.disableOutputCap ? null : (params.outputBytesCap ?? DEFAULT_OUTPUT_BYTES_CAP),
     timeoutMs: params.disableTimeout ? null : (params.timeoutMs ?? DEFAULT_TIMEOUT_MS),

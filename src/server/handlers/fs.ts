@@ -19,9 +19,9 @@ const NO_DIRECTORY = "cannot be written: its directory does not exist (create it
  * goes through the roots' {@link ConfinedFs}: each path component is opened relative to a checked
  * directory, so what was checked is what is touched even while the tree changes underneath.
  */
-export function fsHandlers(roots: AllowedRoots): FsHandlers {
+export function fsHandlers(roots: () => AllowedRoots): FsHandlers {
   const run = <T>(method: string, shownPath: string, operation: (files: ConfinedFs) => Promise<T>, reasons?: Record<string, string>) =>
-    reportingFsErrors(method, shownPath, async () => operation(await roots.confined()), reasons);
+    reportingFsErrors(method, shownPath, async () => operation(await roots().confined()), reasons);
   return {
     "fs/readFile": async (params) => {
       const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes: MAX_READ_BYTES }));

@@ -19,7 +19,7 @@ type SearchResult = ClientRequestResult<"fuzzyFileSearch">;
  * whose relative path contains the query as a subsequence, best first. A search that a newer one
  * with the same `cancellationToken` (from the same connection) replaces answers `{files: []}`.
  */
-export function fileSearchHandlers(roots: AllowedRoots): Pick<HandlerTable, "fuzzyFileSearch"> {
+export function fileSearchHandlers(roots: () => AllowedRoots): Pick<HandlerTable, "fuzzyFileSearch"> {
   const running = new WeakMap<ClientConnection, Map<string, AbortController>>();
   return {
     fuzzyFileSearch: async (params, { connection }) => {
@@ -35,7 +35,7 @@ export function fileSearchHandlers(roots: AllowedRoots): Pick<HandlerTable, "fuz
       }
       try {
         const query = parseQuery(params.query);
-        const searchRoots = await Promise.allSettled(params.roots.map(async (root) => ({ root, handle: await searchRoot(roots, root) })));
+        const searchRoots = await Promise.allSettled(params.roots.map(async (root) => ({ root, handle: await searchRoot(roots(), root) })));
         try {
           const refused = searchRoots.find((opened) => opened.status === "rejected");
           if (refused) throw refused.reason;
