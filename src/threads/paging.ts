@@ -1,4 +1,7 @@
+import type { ThreadTurnsListParams } from "../protocol/threadMethods.js";
+import type { Turn } from "../protocol/turn.js";
 import { invalidCursor } from "./errors.js";
+import { toWireTurn, type StoredTurn } from "./threadHistory.js";
 
 /** Opaque cursor for index-based paging: the offset of the next item, base64url-encoded. */
 export function encodeOffsetCursor(offset: number): string {
@@ -29,4 +32,24 @@ export function decodeKeyCursor(cursor: string): { value: number; id: string } {
     // fall through to the error
   }
   throw invalidCursor(cursor);
+}
+
+/**
+ * `thread/turns/list`'s page of a thread's turns: newest first unless `asc`, 25 by default, with
+ * every item (`full`), none (`notLoaded`), or the first user message and last agent message (`summary`).
+ */
+export function turnsPage(turns: readonly StoredTurn[], params: ThreadTurnsListParams): { data: Turn[]; nextCursor: string | null } {
+  const ordered = params.sortDirection === "asc" ? [...turns] : [...turns].reverse();
+  const start = params.cursor ? decodeOffsetCursor(params.cursor) : 0;
+  const limit = params.limit && params.limit > 0 ? params.limit : 25;
+  const view = params.itemsView ?? "summary";
+  const page = ordered.slice(start, start + limit).map((turn) => {
+    const wire = toWireTurn(turn);
+    if (view === "full") return wire;
+    if (view === "notLoaded") return { ...wire, items: [], itemsView: "notLoaded" as const };
+    const firstUser = turn.items.find((item) => item.type === "userMessage");
+    const lastAgent = [...turn.items].reverse().find((item) => item.type === "agentMessage");
+    return { ...wire, items: [firstUser, lastAgent].filter((item) => item !== undefined), itemsView: "summary" as const };
+  });
+  return { data: page, nextCursor: start + limit < ordered.length ? encodeOffsetCursor(start + limit) : null };
 }

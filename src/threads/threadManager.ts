@@ -37,7 +37,7 @@ import type { Logger } from "../runtime/logger.js";
 import { SERVER_VERSION } from "../runtime/version.js";
 import { checkThreadId, noRolloutFound, threadNotFound } from "./errors.js";
 import { listThreads, type ThreadPage } from "./listing.js";
-import { decodeOffsetCursor, encodeOffsetCursor } from "./paging.js";
+import { decodeOffsetCursor, encodeOffsetCursor, turnsPage } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
 import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js";
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
@@ -528,19 +528,7 @@ export class ThreadManager<S extends object> {
   async turns(params: ThreadTurnsListParams): Promise<{ data: Turn[]; nextCursor: string | null }> {
     checkThreadId(params.threadId);
     const history = await this.history(params.threadId, threadNotFound);
-    const ordered = params.sortDirection === "asc" ? [...history.turns] : [...history.turns].reverse();
-    const start = params.cursor ? decodeOffsetCursor(params.cursor) : 0;
-    const limit = params.limit && params.limit > 0 ? params.limit : 25;
-    const view = params.itemsView ?? "summary";
-    const page = ordered.slice(start, start + limit).map((turn) => {
-      const wire = toWireTurn(turn);
-      if (view === "full") return wire;
-      if (view === "notLoaded") return { ...wire, items: [], itemsView: "notLoaded" as const };
-      const firstUser = turn.items.find((item) => item.type === "userMessage");
-      const lastAgent = [...turn.items].reverse().find((item) => item.type === "agentMessage");
-      return { ...wire, items: [firstUser, lastAgent].filter((item) => item !== undefined), itemsView: "summary" as const };
-    });
-    return { data: page, nextCursor: start + limit < ordered.length ? encodeOffsetCursor(start + limit) : null };
+    return turnsPage(history.turns, params);
   }
 
   /** `thread/archive`: unloads the thread and moves its file to `archived_sessions/`. */
@@ -581,7 +569,7 @@ export class ThreadManager<S extends object> {
   /** `thread/goal/set`: creates or changes the thread's goal (loaded or stored), and tells subscribers. */
   async setGoal(params: ThreadGoalSetParams, requester: S): Promise<Outcome<{ goal: ThreadGoal }>> {
     checkThreadId(params.threadId);
-    const goal = setGoal((await this.historyOf(params.threadId)).goal, params, Math.floor(this.options.clock.nowMs() / 1000));
+    const goal = setGoal((await this.history(params.threadId, noRolloutFound)).goal, params, Math.floor(this.options.clock.nowMs() / 1000));
     const told = await this.appendTo(params.threadId, { type: "goal", at: this.options.clock.nowMs(), goal }, requester);
     return { result: { goal }, after: () => this.options.emit(told, "thread/goal/updated", { threadId: params.threadId, turnId: null, goal }) };
   }
@@ -589,13 +577,13 @@ export class ThreadManager<S extends object> {
   /** `thread/goal/get`. */
   async getGoal(threadId: string): Promise<{ goal: ThreadGoal | null }> {
     checkThreadId(threadId);
-    return { goal: (await this.historyOf(threadId)).goal };
+    return { goal: (await this.history(threadId, noRolloutFound)).goal };
   }
 
   /** `thread/goal/clear`: removes the goal; `cleared` is false when there was none. */
   async clearGoal(threadId: string, requester: S): Promise<Outcome<{ cleared: boolean }>> {
     checkThreadId(threadId);
-    if (!(await this.historyOf(threadId)).goal) return { result: { cleared: false } };
+    if (!(await this.history(threadId, noRolloutFound)).goal) return { result: { cleared: false } };
     const told = await this.appendTo(threadId, { type: "goal", at: this.options.clock.nowMs(), goal: null }, requester);
     return { result: { cleared: true }, after: () => this.options.emit(told, "thread/goal/cleared", { threadId }) };
   }
@@ -608,15 +596,6 @@ export class ThreadManager<S extends object> {
     const charged = chargeTurn(goal, turn.tokensUsed, Math.round((final.durationMs ?? 0) / 1000), Math.floor(at / 1000));
     await this.write(thread, { type: "goal", at, goal: charged }, true);
     this.options.emit(thread.subscribers, "thread/goal/updated", { threadId: turn.threadId, turnId: turn.id, goal: charged });
-  }
-
-  /** The history of a loaded thread, or of a stored one read from disk. */
-  private async historyOf(threadId: string): Promise<ThreadHistory> {
-    const loaded = this.loaded.get(threadId);
-    if (loaded) return loaded.history;
-    const stored = await this.options.store.read(threadId);
-    if (!stored) throw noRolloutFound(threadId);
-    return stored.history;
   }
 
   /** `thread/readState/update`: the client has seen the loaded thread up to now. */
@@ -763,6 +742,7 @@ export class ThreadManager<S extends object> {
     if (announceClose) this.options.emit(told, "thread/closed", { threadId });
   }
 
+  /** The history of a loaded thread, or of a stored one read from disk; `missing` says how an unknown id fails. */
   private async history(threadId: string, missing: (id: string) => Error): Promise<ThreadHistory> {
     const thread = this.loaded.get(threadId);
     if (thread) return thread.history;
