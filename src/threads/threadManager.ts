@@ -5,7 +5,7 @@ import type {
   ServerRequestMethod,
   ServerRequestParams,
 } from "../protocol/methods.js";
-import type { GitInfo, Thread, ThreadReadState, ThreadStatus } from "../protocol/thread.js";
+import type { GitInfo, Thread, ThreadReadState } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
   ThreadListParams,
@@ -18,7 +18,6 @@ import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { ModelError } from "../agent/model/modelError.js";
-import { ApprovalMemory } from "../agent/approvalMemory.js";
 import { TurnCancelled } from "../agent/approvals.js";
 import { runTurn, type TurnRunnerDeps } from "../agent/turnRunner.js";
 import type { PendingInput, TurnMode } from "../agent/turnTypes.js";
@@ -41,9 +40,9 @@ import { decodeOffsetCursor, encodeOffsetCursor, turnsPage } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
 import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js";
 import { ThreadHistory, toWireTurn } from "./threadHistory.js";
+import { loadedThread, type LoadedThread } from "./loadedThread.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
-import { ThreadReadTracker } from "./readState.js";
 import { chargeTurn, checkGoalAllowsTurn, setGoal } from "./goals.js";
 import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
 
@@ -90,42 +89,6 @@ export interface ThreadManagerOptions<S> {
   readonly activity: Activity;
   /** What turns run with: environment (API keys), tools, model clients. */
   readonly agent: Omit<TurnRunnerDeps, "config">;
-}
-
-interface LoadedThread<S> {
-  readonly history: ThreadHistory;
-  readonly ephemeral: boolean;
-  path: string | null;
-  writer: ThreadFileWriter | null;
-  status: ThreadStatus;
-  readonly subscribers: Set<S>;
-  /** Connections that unsubscribed: told when the thread unloads, as Codex does. */
-  readonly former: Set<S>;
-  unloadTimer?: NodeJS.Timeout;
-  /** What the user accepted for the rest of this thread's life in memory (`acceptForSession`). */
-  readonly sessionApprovals: ApprovalMemory;
-  /** Which finished turns the user has not seen yet (kept in memory only). */
-  readonly readState: ThreadReadTracker;
-  /** The running turn, until it starts ending. */
-  active?: ActiveTurn;
-  /** Settles when the last turn has fully ended (its `turn/completed` sent); the next turn waits for it. */
-  ending: Promise<void>;
-}
-
-/** A thread just loaded: idle, nobody subscribed, nothing approved or unread yet. */
-function loadedThread<S>(history: ThreadHistory, ephemeral: boolean, path: string | null, writer: ThreadFileWriter | null): LoadedThread<S> {
-  return {
-    history,
-    ephemeral,
-    path,
-    writer,
-    status: { type: "idle" },
-    subscribers: new Set(),
-    former: new Set(),
-    ending: Promise.resolve(),
-    sessionApprovals: new ApprovalMemory(),
-    readState: new ThreadReadTracker(),
-  };
 }
 
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
