@@ -1,14 +1,11 @@
 import type { Config } from "../config/schema.js";
 import type {
-  ServerNotificationMethod,
-  ServerNotificationParams,
   ServerRequestMethod,
   ServerRequestParams,
 } from "../protocol/methods.js";
-import type { GitInfo, Thread, ThreadReadState } from "../protocol/thread.js";
+import type { Thread, ThreadReadState } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
-  ThreadListParams,
   ThreadResumeParams,
   ThreadSessionResponse,
   ThreadStartParams,
@@ -35,23 +32,16 @@ import type { IdSource } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { SERVER_VERSION } from "../runtime/version.js";
 import { checkThreadId, noRolloutFound, threadNotFound } from "./errors.js";
-import { listThreads, type ThreadPage } from "./listing.js";
 import { decodeOffsetCursor, encodeOffsetCursor, turnsPage } from "./paging.js";
 import type { ThreadRecord, ThreadSettings } from "./records.js";
 import { overrideSettings, resolveSettings, turnOverrides } from "./settings.js";
-import { ThreadHistory, toWireTurn } from "./threadHistory.js";
+import { ThreadHistory } from "./threadHistory.js";
 import { loadedThread, type LoadedThread } from "./loadedThread.js";
+import { ThreadEdits, type LoadedThreads } from "./threadEdits.js";
+import type { Outcome, ThreadEmitter } from "./threadEvents.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
 import { ThreadFileWriter } from "./threadFile.js";
-import { chargeTurn, checkGoalAllowsTurn, setGoal } from "./goals.js";
-import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
-
-/** Sends a notification to some subscribers; the server layer builds and writes it. */
-export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
-  recipients: Iterable<S>,
-  method: M,
-  params: ServerNotificationParams<M>,
-) => void;
+import { chargeTurn, checkGoalAllowsTurn } from "./goals.js";
 
 /** Sends server → client requests to subscribers; the server layer owns ids and connections. */
 export interface ClientRequester<S> {
@@ -63,12 +53,6 @@ export interface ClientRequester<S> {
   resolved(id: number, recipients: Iterable<S>, threadId: string): void;
   /** The request is over and is forgotten without a `serverRequest/resolved`. */
   forget(id: number): void;
-}
-
-/** A result plus the notifications that must follow the response to it. */
-export interface Outcome<R> {
-  readonly result: R;
-  readonly after?: () => void;
 }
 
 /** What the ThreadManager needs. */
@@ -106,11 +90,14 @@ class TurnInterrupted extends Error {
  * The only door to thread state: creates, loads, subscribes, lists and unloads threads, and writes
  * every change to the thread's file as it happens. Handlers call it and never touch storage.
  */
-export class ThreadManager<S extends object> {
+export class ThreadManager<S extends object> implements LoadedThreads<S> {
   private readonly loaded = new Map<string, LoadedThread<S>>();
+  /** Reads and edits of loaded-or-stored threads (name, metadata, goals, archive, read, list). */
+  readonly edits: ThreadEdits<S>;
   private readonly warmUp: AgentWarmUp;
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
+    this.edits = new ThreadEdits(this, options);
     // Last, the login profile: its first command should not wait for it either (see LoginShell).
     const prepareShell = () => options.agent.loginShell.prepare(options.config.current, options.agent.env);
     this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
@@ -469,86 +456,11 @@ export class ThreadManager<S extends object> {
     if (problem) throw invalidRequest(problem);
   }
 
-  /** `thread/read`: a loaded or stored thread, without loading it. */
-  async read(threadId: string, includeTurns: boolean): Promise<Thread> {
-    checkThreadId(threadId);
-    const thread = this.loaded.get(threadId);
-    if (thread) return this.toThread(thread, includeTurns);
-    const stored = await this.options.store.read(threadId);
-    if (!stored) throw threadNotFound(threadId);
-    return storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : []);
-  }
-
-  /** `thread/list`: stored threads, filtered, sorted and paged through the index. */
-  list(params: ThreadListParams): ThreadPage {
-    return listThreads(this.options.store.summaries(), params, (summary) => {
-      const loaded = this.loaded.get(summary.id);
-      return storedThread(summary, [], loaded?.status);
-    }, this.options.serverCwd);
-  }
-
   /** `thread/turns/list`: a page of a thread's turns, newest first by default. */
   async turns(params: ThreadTurnsListParams): Promise<{ data: Turn[]; nextCursor: string | null }> {
     checkThreadId(params.threadId);
     const history = await this.history(params.threadId, threadNotFound);
     return turnsPage(history.turns, params);
-  }
-
-  /** `thread/archive`: unloads the thread and moves its file to `archived_sessions/`. */
-  async archive(threadId: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    checkThreadId(threadId);
-    const summary = this.options.store.summary(threadId);
-    if (!summary || summary.archived) throw noRolloutFound(threadId);
-    const thread = this.loaded.get(threadId);
-    const told = thread ? new Set(thread.subscribers) : new Set([requester]);
-    if (thread) await this.unload(threadId, thread, false);
-    await this.options.store.move(summary, true);
-    return { result: {}, after: () => this.options.emit(told, "thread/archived", { threadId }) };
-  }
-
-  /** `thread/unarchive`: moves the file back; the thread stays unloaded. */
-  async unarchive(threadId: string, requester: S): Promise<Outcome<{ thread: Thread }>> {
-    checkThreadId(threadId);
-    const summary = this.options.store.summary(threadId);
-    if (!summary || !summary.archived) throw noRolloutFound(threadId);
-    const thread = storedThread(await this.options.store.move(summary, false), []);
-    return { result: { thread }, after: () => this.options.emit([requester], "thread/unarchived", { threadId }) };
-  }
-
-  /** `thread/name/set`: names a loaded or stored thread. */
-  async setName(threadId: string, name: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    checkThreadId(threadId);
-    const told = await this.appendTo(threadId, { type: "name", at: this.options.clock.nowMs(), name }, requester);
-    return { result: {}, after: () => this.options.emit(told, "thread/name/updated", { threadId, threadName: name }) };
-  }
-
-  /** `thread/metadata/update`: records git details of a loaded or stored thread. */
-  async updateMetadata(threadId: string, gitInfo: GitInfo | null): Promise<Thread> {
-    checkThreadId(threadId);
-    await this.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
-    return this.read(threadId, false);
-  }
-
-  /** `thread/goal/set`: creates or changes the thread's goal (loaded or stored), and tells subscribers. */
-  async setGoal(params: ThreadGoalSetParams, requester: S): Promise<Outcome<{ goal: ThreadGoal }>> {
-    checkThreadId(params.threadId);
-    const goal = setGoal((await this.history(params.threadId, noRolloutFound)).goal, params, Math.floor(this.options.clock.nowMs() / 1000));
-    const told = await this.appendTo(params.threadId, { type: "goal", at: this.options.clock.nowMs(), goal }, requester);
-    return { result: { goal }, after: () => this.options.emit(told, "thread/goal/updated", { threadId: params.threadId, turnId: null, goal }) };
-  }
-
-  /** `thread/goal/get`. */
-  async getGoal(threadId: string): Promise<{ goal: ThreadGoal | null }> {
-    checkThreadId(threadId);
-    return { goal: (await this.history(threadId, noRolloutFound)).goal };
-  }
-
-  /** `thread/goal/clear`: removes the goal; `cleared` is false when there was none. */
-  async clearGoal(threadId: string, requester: S): Promise<Outcome<{ cleared: boolean }>> {
-    checkThreadId(threadId);
-    if (!(await this.history(threadId, noRolloutFound)).goal) return { result: { cleared: false } };
-    const told = await this.appendTo(threadId, { type: "goal", at: this.options.clock.nowMs(), goal: null }, requester);
-    return { result: { cleared: true }, after: () => this.options.emit(told, "thread/goal/cleared", { threadId }) };
   }
 
   /** Charges an active goal with what the turn used, so a spent budget stops the next turn. */
@@ -559,6 +471,11 @@ export class ThreadManager<S extends object> {
     const charged = chargeTurn(goal, turn.tokensUsed, Math.round((final.durationMs ?? 0) / 1000), Math.floor(at / 1000));
     await this.write(thread, { type: "goal", at, goal: charged }, true);
     this.options.emit(thread.subscribers, "thread/goal/updated", { threadId: turn.threadId, turnId: turn.id, goal: charged });
+  }
+
+  /** The loaded thread with this id, if it is loaded. */
+  find(threadId: string): LoadedThread<S> | undefined {
+    return this.loaded.get(threadId);
   }
 
   /** `thread/readState/update`: the client has seen the loaded thread up to now. */
@@ -651,7 +568,8 @@ export class ThreadManager<S extends object> {
    * Appends a record to a loaded thread (and its file), or to a stored thread's file. Returns who
    * to tell: the subscribers of a loaded thread; the requester for a thread nobody has loaded.
    */
-  private async appendTo(threadId: string, record: ThreadRecord, requester: S | undefined): Promise<Set<S>> {
+  /** Appends a record to a loaded or stored thread; resolves with who should hear of it (its subscribers, else the requester). */
+  async appendTo(threadId: string, record: ThreadRecord, requester: S | undefined): Promise<Set<S>> {
     const thread = this.loaded.get(threadId);
     if (thread) {
       await this.write(thread, record, true);
@@ -694,7 +612,8 @@ export class ThreadManager<S extends object> {
     thread.unloadTimer.unref();
   }
 
-  private async unload(threadId: string, thread: LoadedThread<S>, announceClose: boolean): Promise<void> {
+  /** Unloads a thread (closing its file); `announceClose`: tell its subscribers with `thread/closed`. */
+  async unload(threadId: string, thread: LoadedThread<S>, announceClose: boolean): Promise<void> {
     if (this.loaded.get(threadId) !== thread) return;
     clearTimeout(thread.unloadTimer);
     this.loaded.delete(threadId);
@@ -706,7 +625,7 @@ export class ThreadManager<S extends object> {
   }
 
   /** The history of a loaded thread, or of a stored one read from disk; `missing` says how an unknown id fails. */
-  private async history(threadId: string, missing: (id: string) => Error): Promise<ThreadHistory> {
+  async history(threadId: string, missing: (id: string) => Error): Promise<ThreadHistory> {
     const thread = this.loaded.get(threadId);
     if (thread) return thread.history;
     const stored = await this.options.store.read(threadId);
@@ -729,7 +648,8 @@ export class ThreadManager<S extends object> {
     };
   }
 
-  private toThread(thread: LoadedThread<S>, includeTurns: boolean): Thread {
+  /** The wire view of a loaded thread. */
+  toThread(thread: LoadedThread<S>, includeTurns: boolean): Thread {
     const summary = summarize(thread.history, thread.path ?? "", false);
     const wire = storedThread(summary, includeTurns ? thread.history.wireTurns() : [], thread.status);
     return { ...wire, ephemeral: thread.ephemeral, path: thread.path };

@@ -19,23 +19,23 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     },
     "thread/resume": async (params, context) => respond(context, await threads.resume(params, context.connection)),
     "thread/fork": async (params, context) => respond(context, await threads.fork(params, context.connection)),
-    "thread/list": (params) => threads.list(params),
-    "thread/read": async (params) => ({ thread: await threads.read(params.threadId, params.includeTurns ?? false) }),
+    "thread/list": (params) => threads.edits.list(params),
+    "thread/read": async (params) => ({ thread: await threads.edits.read(params.threadId, params.includeTurns ?? false) }),
     "thread/turns/list": (params) => threads.turns(params),
-    "thread/archive": async (params, context) => respond(context, await threads.archive(params.threadId, context.connection)),
+    "thread/archive": async (params, context) => respond(context, await threads.edits.archive(params.threadId, context.connection)),
     "thread/unarchive": async (params, context) =>
-      respond(context, await threads.unarchive(params.threadId, context.connection)),
+      respond(context, await threads.edits.unarchive(params.threadId, context.connection)),
     "thread/name/set": async (params, context) =>
-      respond(context, await threads.setName(params.threadId, params.name, context.connection)),
+      respond(context, await threads.edits.setName(params.threadId, params.name, context.connection)),
     "thread/metadata/update": async (params) => ({
-      thread: await threads.updateMetadata(params.threadId, params.gitInfo ?? null),
+      thread: await threads.edits.updateMetadata(params.threadId, params.gitInfo ?? null),
     }),
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.compact(params.threadId)),
-    "thread/goal/set": async (params, context) => respond(context, await threads.setGoal(params, context.connection)),
-    "thread/goal/get": (params) => threads.getGoal(params.threadId),
-    "thread/goal/clear": async (params, context) => respond(context, await threads.clearGoal(params.threadId, context.connection)),
+    "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
+    "thread/goal/get": (params) => threads.edits.getGoal(params.threadId),
+    "thread/goal/clear": async (params, context) => respond(context, await threads.edits.clearGoal(params.threadId, context.connection)),
     "thread/readState/update": (params) => threads.markRead(params.threadId, params.expectedRevision),
   };
 }
