@@ -53,6 +53,28 @@ export class ThreadHistory {
     return history;
   }
 
+  /**
+   * The records that rebuild this thread up to and including turn `lastTurnId` (all turns when
+   * null) in a fork: its name, and each turn with its items and model output; a turn still in
+   * progress is copied as interrupted. Null when `lastTurnId` is not a turn of this thread.
+   */
+  recordsForFork(lastTurnId: string | null, at: number): ThreadRecord[] | null {
+    const cut = lastTurnId ? this.turns.findIndex((turn) => turn.id === lastTurnId) : this.turns.length - 1;
+    if (lastTurnId && cut === -1) return null;
+    const copied: ThreadRecord[] = [];
+    if (this.name !== null) copied.push({ type: "name", at, name: this.name });
+    for (const turn of this.turns.slice(0, cut + 1)) {
+      copied.push({ type: "turnStarted", at: turn.startedAtMs, turnId: turn.id });
+      for (const item of turn.items) copied.push({ type: "item", at: turn.startedAtMs, turnId: turn.id, item });
+      for (const entry of this.modelEntries.filter((model) => model.turnId === turn.id)) {
+        copied.push({ type: "model", at: turn.startedAtMs, turnId: turn.id, items: [...entry.items] });
+      }
+      const status = turn.status === "inProgress" ? "interrupted" : turn.status;
+      copied.push({ type: "turnCompleted", at: turn.completedAtMs ?? at, turnId: turn.id, status, error: turn.error ?? null });
+    }
+    return copied;
+  }
+
   /** Applies one record, as it is written or read back. */
   apply(record: ThreadRecord): void {
     this.updatedAtMs = Math.max(this.updatedAtMs, record.at);

@@ -183,19 +183,8 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       identity: { ...source.identity, id, sessionId: id, createdAtMs: at, forkedFromId: source.identity.id, threadSource: params.threadSource ?? source.identity.threadSource },
       settings,
     };
-    const copied: ThreadRecord[] = [];
-    if (source.name !== null) copied.push({ type: "name", at, name: source.name });
-    const cut = params.lastTurnId ? source.turns.findIndex((turn) => turn.id === params.lastTurnId) : source.turns.length - 1;
-    if (params.lastTurnId && cut === -1) throw invalidRequest(`turn ${params.lastTurnId} is not a turn of thread ${params.threadId}`);
-    for (const turn of source.turns.slice(0, cut + 1)) {
-      copied.push({ type: "turnStarted", at: turn.startedAtMs, turnId: turn.id });
-      for (const item of turn.items) copied.push({ type: "item", at: turn.startedAtMs, turnId: turn.id, item });
-      for (const entry of source.modelEntries.filter((model) => model.turnId === turn.id)) {
-        copied.push({ type: "model", at: turn.startedAtMs, turnId: turn.id, items: [...entry.items] });
-      }
-      const status = turn.status === "inProgress" ? "interrupted" : turn.status;
-      copied.push({ type: "turnCompleted", at: turn.completedAtMs ?? at, turnId: turn.id, status, error: turn.error ?? null });
-    }
+    const copied = source.recordsForFork(params.lastTurnId ?? null, at);
+    if (!copied) throw invalidRequest(`turn ${params.lastTurnId} is not a turn of thread ${params.threadId}`);
     const history = new ThreadHistory(record.identity, settings, at);
     for (const copy of copied) history.apply(copy);
     const thread = await this.createLoaded(history, record, params.ephemeral ?? false, copied);
