@@ -207,8 +207,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     checkThreadId(params.threadId);
     const thread = this.loaded.get(params.threadId);
     if (!thread) throw threadNotFound(params.threadId);
-    this.checkInput(params.input);
-    const pending: PendingInput = { id: this.options.ids.uuid("item"), clientId: params.clientUserMessageId ?? null, content: params.input };
+    const pending = this.pendingInput(params);
     const running = thread.active;
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await thread.ending;
@@ -291,8 +290,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     if (turn.id !== params.expectedTurnId) {
       throw invalidRequest(`expected active turn id \`${params.expectedTurnId}\` but found \`${turn.id}\``);
     }
-    this.checkInput(params.input);
-    const pending: PendingInput = { id: this.options.ids.uuid("item"), clientId: params.clientUserMessageId ?? null, content: params.input };
+    const pending = this.pendingInput(params);
     if (!turn.enqueue(pending)) throw invalidRequest("no active turn to steer");
     return { turnId: turn.id };
   }
@@ -440,9 +438,11 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     });
   }
 
-  private checkInput(input: TurnStartParams["input"]): void {
-    const problem = checkTurnInput(input);
+  /** The input of a `turn/start` or `turn/steer`, checked, as it waits to enter a turn; -32600 for bad input. */
+  private pendingInput(params: Pick<TurnStartParams, "input" | "clientUserMessageId">): PendingInput {
+    const problem = checkTurnInput(params.input);
     if (problem) throw invalidRequest(problem);
+    return { id: this.options.ids.uuid("item"), clientId: params.clientUserMessageId ?? null, content: params.input };
   }
 
   /** `thread/turns/list`: a page of a thread's turns, newest first by default. */
