@@ -11,6 +11,8 @@ const sw = dir + "/sw", real = dir + "/real", link = dir + "/link";
 const end = Date.now() + Number(deadlineMs);
 const tryRename = (from, to) => { try { fs.renameSync(from, to); } catch {} };
 for (let n = 0; n < 50000000 && Date.now() < end; n++) {
+  // A writer that found "sw" missing mid-swap may have made a directory there: clear it, or no swap could go on.
+  if (fs.existsSync(real) && fs.existsSync(link)) { try { fs.rmSync(sw, { recursive: true, force: true }); } catch {} }
   tryRename(real, sw);
   if (n === 0) process.stdout.write("ready\\n");
   tryRename(sw, real);
