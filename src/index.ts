@@ -1,9 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import type { Config } from "./config/schema.js";
 import { createLogger, type Logger } from "./runtime/logger.js";
-import { AppServer, type AppServerOptions } from "./server/appServer.js";
+import { buildAppServer, type AppServerOptions } from "./app.js";
+import type { AppServer } from "./server/appServer.js";
 
-export { AppServer, type AppServerOptions } from "./server/appServer.js";
+export { buildAppServer, type AppServerOptions } from "./app.js";
+export type { AppServer } from "./server/appServer.js";
 export type { Config } from "./config/schema.js";
 
 /** Options of {@link createAppServer}: a home directory and a config (Codex's keys), the rest optional. */
@@ -20,7 +22,7 @@ export type CreateAppServerOptions = Omit<AppServerOptions, "config" | "logger">
  */
 export async function createAppServer(options: CreateAppServerOptions): Promise<AppServer> {
   await mkdir(options.home, { recursive: true });
-  const server = new AppServer({ ...options, config: options.config ?? {}, logger: options.logger ?? createLogger() });
+  const server = buildAppServer({ ...options, config: options.config ?? {}, logger: options.logger ?? createLogger() });
   await server.init();
   return server;
 }

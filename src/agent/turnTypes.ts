@@ -1,8 +1,7 @@
 /**
- * The shapes a turn is described by, shared by the runner and the tools (which read the turn's
- * settings): kept apart from both so neither imports the other.
+ * The shapes a turn's input and kind are described by, shared by the runner and the tools: kept
+ * apart from both so neither imports the other (the settings are in settings.ts).
  */
-import type { AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import type { UserInput } from "../protocol/userInput.js";
 import type { ReviewRequest } from "./review.js";
 
@@ -12,19 +11,6 @@ export interface PendingInput {
   readonly id: string;
   readonly clientId: string | null;
   readonly content: readonly UserInput[];
-}
-
-/** The settings one turn runs with. */
-export interface TurnSettings {
-  readonly model: string;
-  readonly modelProvider: string;
-  readonly cwd: string;
-  readonly approvalPolicy: AskForApproval;
-  readonly sandbox: SandboxPolicy;
-  readonly reasoningEffort?: string | null;
-  readonly reasoningSummary?: string | null;
-  readonly baseInstructions?: string | null;
-  readonly developerInstructions?: string | null;
 }
 
 /** Where a turn's input comes from: the queue the thread fills as the client steers. */

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { UserInput } from "../protocol/userInput.js";
 import { ConfinedFs, ConfinedFsError } from "../workspace/confinedFs.js";
-import type { WritableRoots } from "./exec/sandbox.js";
+import type { WritableRoots } from "../workspace/roots.js";
 import type { ContentPart, ConversationItem } from "./conversation.js";
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {

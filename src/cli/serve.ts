@@ -8,7 +8,7 @@ import { systemClock } from "../runtime/clock.js";
 import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
-import { AppServer } from "../server/appServer.js";
+import { buildAppServer } from "../app.js";
 import { UsageError } from "./usageError.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -66,7 +66,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const config = scripted?.config ?? loaded.config;
   const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
   const clock = deterministic?.clock ?? systemClock;
-  const server = new AppServer({
+  const server = buildAppServer({
     home,
     config,
     configStore: new ConfigStore({ config, layers: loaded.layers }, loaded.file, options.overrides, scripted?.withProvider),

@@ -112,10 +112,12 @@ import {
 } from "./notifications.js";
 
 /**
- * How requests of a method are ordered: `thread` ones that name a thread (`params.threadId`) run
- * one at a time per thread, in the order they arrived, as in Codex; `concurrent` ones run at once.
+ * How requests of a method are ordered: `thread` ones name a thread (`params.threadId`, which must
+ * be a UUID) and run one at a time per thread, in the order they arrived, as in Codex;
+ * `threadHint` ones may name a thread for context and are ordered with it when they do;
+ * `concurrent` ones run at once.
  */
-export type RequestScope = "thread" | "concurrent";
+export type RequestScope = "thread" | "threadHint" | "concurrent";
 
 /** A request method: params and result schemas, the type name used for generated JSON Schema files, and its ordering. */
 export interface RequestSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
@@ -136,7 +138,7 @@ function request<P extends z.ZodType, R extends z.ZodType>(typeName: string, par
   return { typeName, params, result, scope };
 }
 
-/** A request ordered per thread (see {@link RequestScope}). */
+/** A request about one thread, ordered per thread (see {@link RequestScope}). */
 function threadRequest<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
   return request(typeName, params, result, "thread");
 }
@@ -183,7 +185,7 @@ export const clientRequests = {
   "config/value/write": request("ConfigValueWrite", ConfigValueWriteParams, ConfigWriteResponse),
   "config/batchWrite": request("ConfigBatchWrite", ConfigBatchWriteParams, ConfigWriteResponse),
   "configRequirements/read": request("ConfigRequirementsRead", z.object({}), ConfigRequirementsReadResponse),
-  "hooks/list": threadRequest("HooksList", HooksListParams, HooksListResponse),
+  "hooks/list": request("HooksList", HooksListParams, HooksListResponse, "threadHint"),
   "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),
   "plugin/installed": request("PluginInstalled", PluginInstalledParams, PluginInstalledResponse),
   "collaborationMode/list": request("CollaborationModeList", z.object({}), CollaborationModeListResponse),
@@ -195,7 +197,7 @@ export const clientRequests = {
   "fs/remove": request("FsRemove", FsRemoveParams, EmptyResponse),
   "fs/copy": request("FsCopy", FsCopyParams, EmptyResponse),
   fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
-  "mcpServerStatus/list": threadRequest("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse),
+  "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse, "threadHint"),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */

@@ -1,4 +1,4 @@
-import type { OneOffCommand } from "../agent/exec/oneOffCommand.js";
+import type { OneOffCommand } from "../agent/index.js";
 import { invalidRequest } from "../protocol/errors.js";
 import type { ClientConnection } from "./connection.js";
 

@@ -15,6 +15,7 @@ import {
   type RequestSpec,
 } from "../protocol/methods.js";
 import type { Logger } from "../runtime/logger.js";
+import { checkThreadId } from "../threads/errors.js";
 import type { ClientConnection } from "./connection.js";
 import type { RequestScheduler } from "./requestScheduler.js";
 
@@ -73,9 +74,14 @@ export class Dispatcher {
   }
 }
 
-/** The queue a request waits in, from its method's scope: a thread's, or none (see {@link RequestSpec.scope}). */
+/**
+ * The queue a request waits in, from its method's scope: a thread's, or none (see
+ * {@link RequestSpec.scope}). A `thread` request's id is checked here, once for every method.
+ */
 function orderingKey(spec: RequestSpec, params: unknown): string | undefined {
-  if (spec.scope !== "thread") return undefined;
+  if (spec.scope === "concurrent") return undefined;
   const threadId = (params as { threadId?: unknown }).threadId;
-  return typeof threadId === "string" ? `thread:${threadId}` : undefined;
+  if (typeof threadId !== "string") return undefined;
+  if (spec.scope === "thread") checkThreadId(threadId);
+  return `thread:${threadId}`;
 }

@@ -1,6 +1,4 @@
-import type { ConversationItem } from "../agent/conversation.js";
-import type { TurnEvent } from "../agent/turnEvents.js";
-import type { PendingInput } from "../agent/turnTypes.js";
+import type { ApprovalDecision, ApprovalRequest, ClientAsker, ConversationItem, PendingInput, TurnEvent } from "../agent/index.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type {
   ServerNotificationMethod,
@@ -9,8 +7,6 @@ import type {
   ServerRequestParams,
   ServerRequestResult,
 } from "../protocol/methods.js";
-import type { ApprovalDecision, ApprovalRequest } from "../agent/approvals.js";
-import type { ClientAsker } from "../agent/clientAsker.js";
 import type { ThreadActiveFlag } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import type { Clock } from "../runtime/clock.js";

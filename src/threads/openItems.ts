@@ -1,4 +1,4 @@
-import type { TurnNotification } from "../agent/turnEvents.js";
+import type { TurnNotification } from "../agent/index.js";
 import type { ThreadItem } from "../protocol/items.js";
 
 /** A started item and what has streamed into it since. */

@@ -2,26 +2,9 @@ import * as z from "zod";
 import { DynamicToolSpec } from "../protocol/clientTools.js";
 import { ThreadGoal } from "../protocol/goalMethods.js";
 import { ThreadItem } from "../protocol/items.js";
-import { ApprovalsReviewer, AskForApproval, SandboxPolicy } from "../protocol/policy.js";
 import { GitInfo, SessionSource } from "../protocol/thread.js";
 import { TokenUsageBreakdown, TurnError, TurnStatus } from "../protocol/turn.js";
-import { ConversationItem } from "../agent/conversation.js";
-
-/** The settings a thread's turns run with; later `settings` records override them. */
-export const ThreadSettings = z.object({
-  model: z.string(),
-  modelProvider: z.string(),
-  cwd: z.string(),
-  approvalPolicy: AskForApproval,
-  approvalsReviewer: ApprovalsReviewer,
-  sandbox: SandboxPolicy,
-  reasoningEffort: z.string().nullable().optional(),
-  reasoningSummary: z.string().nullable().optional(),
-  serviceTier: z.string().nullable().optional(),
-  baseInstructions: z.string().nullable().optional(),
-  developerInstructions: z.string().nullable().optional(),
-});
-export type ThreadSettings = z.infer<typeof ThreadSettings>;
+import { ConversationItem, TurnSettings } from "../agent/index.js";
 
 /** What never changes about a thread: the first record of its file. */
 export const ThreadIdentity = z.object({
@@ -40,8 +23,8 @@ export type ThreadIdentity = z.infer<typeof ThreadIdentity>;
 
 /** One line of a thread file. `at` is Unix ms. */
 export const ThreadRecord = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("thread"), at: z.number(), identity: ThreadIdentity, settings: ThreadSettings }),
-  z.object({ type: z.literal("settings"), at: z.number(), settings: ThreadSettings.partial() }),
+  z.object({ type: z.literal("thread"), at: z.number(), identity: ThreadIdentity, settings: TurnSettings }),
+  z.object({ type: z.literal("settings"), at: z.number(), settings: TurnSettings.partial() }),
   z.object({ type: z.literal("name"), at: z.number(), name: z.string().nullable() }),
   z.object({ type: z.literal("gitInfo"), at: z.number(), gitInfo: GitInfo.nullable() }),
   z.object({ type: z.literal("turnStarted"), at: z.number(), turnId: z.string() }),

@@ -2,7 +2,7 @@ import type { GitInfo, Thread } from "../protocol/thread.js";
 import type { ThreadListParams } from "../protocol/threadMethods.js";
 import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
 import type { Clock } from "../runtime/clock.js";
-import { checkThreadId, noRolloutFound, threadNotFound } from "./errors.js";
+import { noRolloutFound, threadNotFound } from "./errors.js";
 import { setGoal } from "./goals.js";
 import { listThreads, type ThreadPage } from "./listing.js";
 import type { LoadedThread } from "./loadedThread.js";
@@ -20,8 +20,7 @@ export interface LoadedThreads<S> {
   history(threadId: string, missing: (id: string) => Error): Promise<ThreadHistory>;
   /** Appends a record to a loaded or stored thread; resolves with who should hear of it. */
   appendTo(threadId: string, record: ThreadRecord, requester: S | undefined): Promise<Set<S>>;
-  unload(threadId: string, thread: LoadedThread<S>, announceClose: boolean): Promise<void>;
-  toThread(thread: LoadedThread<S>, includeTurns: boolean): Thread;
+  unload(thread: LoadedThread<S>, announceClose: boolean): Promise<void>;
 }
 
 /** The store, clock and emitter the edits use, and the server's cwd (thread/list's default filter). */
@@ -45,9 +44,8 @@ export class ThreadEdits<S> {
 
   /** `thread/read`: a loaded or stored thread, without loading it. */
   async read(threadId: string, includeTurns: boolean): Promise<Thread> {
-    checkThreadId(threadId);
     const thread = this.registry.find(threadId);
-    if (thread) return this.registry.toThread(thread, includeTurns);
+    if (thread) return thread.toThread(includeTurns);
     const stored = await this.options.store.read(threadId);
     if (!stored) throw threadNotFound(threadId);
     return storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : []);
@@ -63,19 +61,17 @@ export class ThreadEdits<S> {
 
   /** `thread/archive`: unloads the thread and moves its file to `archived_sessions/`. */
   async archive(threadId: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    checkThreadId(threadId);
     const summary = this.options.store.summary(threadId);
     if (!summary || summary.archived) throw noRolloutFound(threadId);
     const thread = this.registry.find(threadId);
     const told = thread ? new Set(thread.subscribers) : new Set([requester]);
-    if (thread) await this.registry.unload(threadId, thread, false);
+    if (thread) await this.registry.unload(thread, false);
     await this.options.store.move(summary, true);
     return { result: {}, after: () => this.options.emit(told, "thread/archived", { threadId }) };
   }
 
   /** `thread/unarchive`: moves the file back; the thread stays unloaded. */
   async unarchive(threadId: string, requester: S): Promise<Outcome<{ thread: Thread }>> {
-    checkThreadId(threadId);
     const summary = this.options.store.summary(threadId);
     if (!summary || !summary.archived) throw noRolloutFound(threadId);
     const thread = storedThread(await this.options.store.move(summary, false), []);
@@ -84,21 +80,18 @@ export class ThreadEdits<S> {
 
   /** `thread/name/set`: names a loaded or stored thread. */
   async setName(threadId: string, name: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    checkThreadId(threadId);
     const told = await this.registry.appendTo(threadId, { type: "name", at: this.options.clock.nowMs(), name }, requester);
     return { result: {}, after: () => this.options.emit(told, "thread/name/updated", { threadId, threadName: name }) };
   }
 
   /** `thread/metadata/update`: records git details of a loaded or stored thread. */
   async updateMetadata(threadId: string, gitInfo: GitInfo | null): Promise<Thread> {
-    checkThreadId(threadId);
     await this.registry.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
     return this.read(threadId, false);
   }
 
   /** `thread/goal/set`: creates or changes the thread's goal (loaded or stored), and tells subscribers. */
   async setGoal(params: ThreadGoalSetParams, requester: S): Promise<Outcome<{ goal: ThreadGoal }>> {
-    checkThreadId(params.threadId);
     const goal = setGoal((await this.registry.history(params.threadId, noRolloutFound)).goal, params, Math.floor(this.options.clock.nowMs() / 1000));
     const told = await this.registry.appendTo(params.threadId, { type: "goal", at: this.options.clock.nowMs(), goal }, requester);
     return { result: { goal }, after: () => this.options.emit(told, "thread/goal/updated", { threadId: params.threadId, turnId: null, goal }) };
@@ -106,13 +99,11 @@ export class ThreadEdits<S> {
 
   /** `thread/goal/get`. */
   async getGoal(threadId: string): Promise<{ goal: ThreadGoal | null }> {
-    checkThreadId(threadId);
     return { goal: (await this.registry.history(threadId, noRolloutFound)).goal };
   }
 
   /** `thread/goal/clear`: removes the goal; `cleared` is false when there was none. */
   async clearGoal(threadId: string, requester: S): Promise<Outcome<{ cleared: boolean }>> {
-    checkThreadId(threadId);
     if (!(await this.registry.history(threadId, noRolloutFound)).goal) return { result: { cleared: false } };
     const told = await this.registry.appendTo(threadId, { type: "goal", at: this.options.clock.nowMs(), goal: null }, requester);
     return { result: { cleared: true }, after: () => this.options.emit(told, "thread/goal/cleared", { threadId }) };

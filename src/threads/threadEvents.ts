@@ -1,4 +1,15 @@
-import type { ServerNotificationMethod, ServerNotificationParams } from "../protocol/methods.js";
+/**
+ * How thread state reaches clients: notifications through one emitter and server → client requests
+ * through one requester, both supplied by the server layer; and the result-then-notifications pair
+ * every thread operation answers with.
+ */
+import type {
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+} from "../protocol/methods.js";
+import type { OpenRequest } from "./activeTurn.js";
 
 /** Sends a notification to some subscribers; the server layer builds and writes it. */
 export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
@@ -11,4 +22,16 @@ export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
 export interface Outcome<R> {
   readonly result: R;
   readonly after?: () => void;
+}
+
+/** Sends server → client requests to subscribers; the server layer owns ids and connections. */
+export interface ClientRequester<S> {
+  open<M extends ServerRequestMethod>(recipients: Iterable<S>, method: M, params: ServerRequestParams<M>): OpenRequest<M>;
+  /** Sends a still-pending request to one more recipient (a client that resumed the thread). */
+  replay(id: number, method: ServerRequestMethod, params: ServerRequestParams<ServerRequestMethod>, recipient: S): void;
+  withdraw(id: number, reason: string): void;
+  /** The request is over: each of `recipients` it was sent to gets `serverRequest/resolved` under its own id; then it is forgotten. */
+  resolved(id: number, recipients: Iterable<S>, threadId: string): void;
+  /** The request is over and is forgotten without a `serverRequest/resolved`. */
+  forget(id: number): void;
 }

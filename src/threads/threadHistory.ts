@@ -2,9 +2,8 @@ import type { ThreadGoal } from "../protocol/goalMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
-import type { ConversationItem } from "../agent/conversation.js";
-import { estimateTokens } from "../agent/compaction.js";
-import type { ThreadIdentity, ThreadRecord, ThreadSettings } from "./records.js";
+import { estimateTokens, type ConversationItem, type TurnSettings } from "../agent/index.js";
+import type { ThreadIdentity, ThreadRecord } from "./records.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
 export interface StoredTurn {
@@ -18,7 +17,7 @@ export interface StoredTurn {
 
 /** Everything a thread file says, folded from its records in order. */
 export class ThreadHistory {
-  settings: ThreadSettings;
+  settings: TurnSettings;
   name: string | null = null;
   gitInfo: GitInfo | null = null;
   preview = "";
@@ -35,7 +34,7 @@ export class ThreadHistory {
 
   constructor(
     readonly identity: ThreadIdentity,
-    settings: ThreadSettings,
+    settings: TurnSettings,
     createdAtMs: number,
   ) {
     this.settings = settings;

@@ -1,4 +1,4 @@
-import { ModelError } from "../agent/model/modelError.js";
+import { ModelError } from "../agent/index.js";
 import type { ThreadStatus, Thread } from "../protocol/thread.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
 import type { ThreadSummary } from "./threadStore.js";

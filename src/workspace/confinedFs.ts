@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { isInside, type WritableRoots } from "../agent/exec/sandbox.js";
+import { isInside, type WritableRoots } from "./roots.js";
 import { copyTree, removeTree } from "./confinedTree.js";
 import { ConfinedFsError, Confinement, type Access } from "./confinement.js";
 import { asConfinedError, at, locate, READ_DIRECTORY, READ_FILE, unlessCode, WRITE_FILE, type LocateOptions, type Located } from "./fdWalk.js";

@@ -1,6 +1,6 @@
 import { readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import { isInside, type WritableRoots } from "../agent/exec/sandbox.js";
+import { isInside, type WritableRoots } from "./roots.js";
 
 /** Codes of {@link ConfinedFsError} beyond the operating system's errno codes. */
 export type ConfinementCode = "EOUTSIDE" | "EPROTECTED" | "ENOTREGULAR" | "ETOOLARGE";

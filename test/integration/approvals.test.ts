@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppServer } from "../../src/server/appServer.js";
+import { buildAppServer } from "../../src/app.js";
+import type { AppServer } from "../../src/server/appServer.js";
 import { startMockModel } from "../../src/testing/index.js";
 import { memoryLogger } from "../support/memoryClient.js";
 import { MessageLog } from "../support/messageLog.js";
@@ -29,7 +30,7 @@ async function serverWithClients(count: number): Promise<{ server: AppServer; cl
     ],
   });
   const home = mkdtempSync(path.join(os.tmpdir(), "aas-approvals-"));
-  const server = new AppServer({
+  const server = buildAppServer({
     home,
     logger: memoryLogger().logger,
     env: { ...process.env, HOME: home },

@@ -95,9 +95,12 @@ describe("dispatch through the real connection", () => {
     });
     client.send({ id: "init", method: "initialize", params: INIT });
     await client.response("init");
-    client.send({ id: "a1", method: "thread/read", params: { threadId: "thread-a" } });
-    client.send({ id: "a2", method: "thread/read", params: { threadId: "thread-a" } });
-    client.send({ id: "b1", method: "thread/read", params: { threadId: "thread-b" } });
+    // Thread ids are UUIDs (dispatch refuses anything else before ordering).
+    const threadA = "0199a000-0000-7000-8000-00000000000a";
+    const threadB = "0199a000-0000-7000-8000-00000000000b";
+    client.send({ id: "a1", method: "thread/read", params: { threadId: threadA } });
+    client.send({ id: "a2", method: "thread/read", params: { threadId: threadA } });
+    client.send({ id: "b1", method: "thread/read", params: { threadId: threadB } });
     client.send({ id: "free", method: "thread/list", params: {} });
     await client.response("b1");
     await client.response("free");

@@ -4,7 +4,8 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tool } from "../../src/agent/tools/tool.js";
-import { AppServer } from "../../src/server/appServer.js";
+import { buildAppServer } from "../../src/app.js";
+import type { AppServer } from "../../src/server/appServer.js";
 import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { memoryLogger } from "../support/memoryClient.js";
 import { MessageLog } from "../support/messageLog.js";
@@ -19,7 +20,7 @@ afterEach(async () => {
 async function serve(responses: MockResponseInput[], tools: Tool[]): Promise<{ log: MessageLog; request: (method: string, params: object) => Promise<any>; mock: MockModel }> {
   const mock = await startMockModel({ responses });
   const home = mkdtempSync(path.join(os.tmpdir(), "aas-inproc-"));
-  const server = new AppServer({
+  const server = buildAppServer({
     home,
     logger: memoryLogger().logger,
     tools,

@@ -2,12 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { SandboxPolicy } from "../../protocol/policy.js";
-
-/** Where a turn may write: the roots, and what stays read-only inside them. */
-export interface WritableRoots {
-  readonly roots: readonly string[];
-  readonly protectedPaths: readonly string[];
-}
+import { isInside, type WritableRoots } from "../../workspace/roots.js";
 
 /**
  * The writable roots of a policy: none for read-only, everything (null) for full access; for
@@ -25,12 +20,6 @@ export function writableRoots(policy: SandboxPolicy, cwd: string, home: string, 
   const resolvedHome = path.resolve(home);
   if (unique.some((root) => isInside(resolvedHome, root))) protectedPaths.push(resolvedHome);
   return { roots: unique, protectedPaths };
-}
-
-/** Whether `target` is `root` or below it. */
-export function isInside(target: string, root: string): boolean {
-  const relative = path.relative(root, target);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 /**

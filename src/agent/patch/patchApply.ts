@@ -1,6 +1,6 @@
 import path from "node:path";
 import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
-import type { WritableRoots } from "../exec/sandbox.js";
+import type { WritableRoots } from "../../workspace/roots.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
 

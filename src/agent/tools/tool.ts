@@ -8,7 +8,7 @@ import type { ClientAsker } from "../clientAsker.js";
 import type { ExecSessions } from "../exec/execSessions.js";
 import type { LoginShell } from "../exec/loginShell.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
-import type { TurnSettings } from "../turnTypes.js";
+import type { TurnSettings } from "../settings.js";
 import type { TurnEmitter } from "../turnEvents.js";
 
 /** What tools share across the server: config, environment, the home to protect, one-time warnings. */

@@ -1,7 +1,8 @@
 import path from "node:path";
 import * as z from "zod";
 import type { ContentPart, ToolCall } from "../conversation.js";
-import { writableRoots, type WritableRoots } from "../exec/sandbox.js";
+import { writableRoots } from "../exec/sandbox.js";
+import type { WritableRoots } from "../../workspace/roots.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";

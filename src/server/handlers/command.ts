@@ -1,14 +1,19 @@
 import { stat } from "node:fs/promises";
-import path from "node:path";
-import { childEnvironment } from "../../agent/exec/childEnvironment.js";
-import type { OneOffCommand, OneOffOptions, OutputChunk } from "../../agent/exec/oneOffCommand.js";
-import { sandboxedArgv } from "../../agent/exec/sandbox.js";
+import {
+  childEnvironment,
+  effectiveSettings,
+  loadOneOffCommand,
+  sandboxedArgv,
+  type Host,
+  type OneOffCommand,
+  type OneOffOptions,
+  type OutputChunk,
+} from "../../agent/index.js";
 import type { Config } from "../../config/schema.js";
 import type { CommandExecParams } from "../../protocol/commandExecMethods.js";
 import { invalidRequest, rpcError } from "../../protocol/errors.js";
 import { ErrorCode } from "../../protocol/jsonrpc.js";
 import type { Clock } from "../../runtime/clock.js";
-import { DEFAULT_SANDBOX_MODE, sandboxPolicy } from "../../threads/settings.js";
 import type { CommandProcesses } from "../commandProcesses.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { createNotification } from "../notifications.js";
@@ -23,9 +28,8 @@ export interface CommandExecDeps {
   readonly config: () => Config;
   /** The server's home, read-only inside the sandbox. */
   readonly home: string;
-  /** The server's working directory: the default cwd, and the workspace a sandbox policy protects. */
-  readonly serverCwd: string;
-  readonly env: NodeJS.ProcessEnv;
+  /** Where the server runs: its cwd is the default cwd and the workspace a sandbox policy protects; its environment is the commands'. */
+  readonly host: Host;
   readonly clock: Clock;
   readonly processes: CommandProcesses;
 }
@@ -86,24 +90,25 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
  * request's, else the configured one), with the configured environment plus the request's overrides.
  */
 async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<OneOffCommand> {
-  const cwd = path.resolve(deps.serverCwd, params.cwd ?? ".");
-  if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
   const config = deps.config();
+  const { host } = deps;
+  const { cwd, sandbox } = effectiveSettings(config, null, { cwd: params.cwd, sandboxPolicy: params.sandboxPolicy }, host);
+  if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
   const sandboxed = await sandboxedArgv(params.command, {
-    policy: params.sandboxPolicy ?? sandboxPolicy(config.sandbox_mode ?? DEFAULT_SANDBOX_MODE, config),
+    policy: sandbox,
     // As in Codex, the policy's workspace is the server's cwd, not the command's.
-    workspace: deps.serverCwd,
+    workspace: host.cwd,
     cwd,
     home: deps.home,
-    env: deps.env,
+    env: host.env,
     bwrapPath: config.bwrap_path,
   });
   if ("problem" in sandboxed) throw rpcError(ErrorCode.InternalError, sandboxed.problem);
   // Command support (execa) loads with the first command, not at start-up.
-  const { OneOffCommand } = await import("../../agent/exec/oneOffCommand.js");
+  const { OneOffCommand } = await loadOneOffCommand();
   return new OneOffCommand(sandboxed.argv, {
     cwd,
-    env: withOverrides(childEnvironment(config.shell_environment_policy, deps.env), params.env),
+    env: withOverrides(childEnvironment(config.shell_environment_policy, host.env), params.env),
     pipeStdin: params.streamStdin ?? false,
     outputBytesCap: params.disableOutputCap ? null : (params.outputBytesCap ?? DEFAULT_OUTPUT_BYTES_CAP),
     timeoutMs: params.disableTimeout ? null : (params.timeoutMs ?? DEFAULT_TIMEOUT_MS),

@@ -7,7 +7,6 @@ import type { HandlerTable } from "../dispatcher.js";
 /** What the configuration methods read and write. */
 export interface ConfigDeps {
   readonly store: ConfigStore;
-  readonly env: NodeJS.ProcessEnv;
 }
 
 type ConfigHandlers = Pick<
@@ -16,7 +15,7 @@ type ConfigHandlers = Pick<
 >;
 
 /** `config/read`, `configRequirements/read` and the config writes. */
-export function configHandlers({ store }: Pick<ConfigDeps, "store">): ConfigHandlers {
+export function configHandlers({ store }: ConfigDeps): ConfigHandlers {
   const write = async (edits: readonly ConfigEdit[], filePath: string | null | undefined, expectedVersion: string | null | undefined) => {
     if (filePath && filePath !== store.file) throw invalidRequest(`only the user config ${store.file} can be written, not ${filePath}`);
     try {

@@ -1,4 +1,4 @@
-import type { McpManager, McpServerEntry } from "../../agent/mcp/mcpManager.js";
+import type { McpManager, McpServerEntry } from "../../agent/index.js";
 import type { McpServerStatus } from "../../protocol/mcpMethods.js";
 import { decodeOffsetCursor, encodeOffsetCursor } from "../../threads/paging.js";
 import type { HandlerTable } from "../dispatcher.js";

@@ -1,15 +1,21 @@
-import { listModels } from "../../agent/model/modelCatalog.js";
-import { DEFAULT_MODEL, DEFAULT_MODEL_PROVIDER } from "../../threads/settings.js";
+import { effectiveSettings, listModels, type Host } from "../../agent/index.js";
+import type { ConfigStore } from "../../config/configStore.js";
 import type { HandlerTable } from "../dispatcher.js";
-import type { ConfigDeps } from "./config.js";
+
+/** What model/list reads: the current config, and the environment API keys come from. */
+export interface ModelDeps {
+  readonly store: ConfigStore;
+  readonly host: Host;
+}
 
 /** `model/list`: the configured provider's models (the configured model first), paged by index. */
-export function modelHandlers({ store, env }: ConfigDeps): Pick<HandlerTable, "model/list"> {
+export function modelHandlers({ store, host }: ModelDeps): Pick<HandlerTable, "model/list"> {
   return {
     "model/list": async (params) => {
       const config = store.current;
-      const provider = params.modelProvider ?? config.model_provider ?? DEFAULT_MODEL_PROVIDER;
-      const models = await listModels(config, provider, config.model ?? DEFAULT_MODEL, env);
+      const configured = effectiveSettings(config, null, {}, host);
+      const provider = params.modelProvider ?? configured.modelProvider;
+      const models = await listModels(config, provider, configured.model, host.env);
       const start = params.cursor ? Number.parseInt(params.cursor, 10) || 0 : 0;
       const end = params.limit ? start + params.limit : models.length;
       return { data: models.slice(start, end), nextCursor: end < models.length ? String(end) : null };

@@ -5,11 +5,11 @@ import { respond } from "./respond.js";
 
 type TurnHandlers = Pick<HandlerTable, "turn/start" | "turn/steer" | "turn/interrupt">;
 
-/** The `turn/*` methods, each a thin call into the ThreadManager. */
+/** The `turn/*` methods, each a thin call into the loaded thread the ThreadManager finds. */
 export function turnHandlers(threads: ThreadManager<ClientConnection>): TurnHandlers {
   return {
-    "turn/start": async (params, context) => respond(context, await threads.startTurn(params)),
-    "turn/steer": (params) => threads.steerTurn(params),
-    "turn/interrupt": (params, context) => respond(context, threads.interruptTurn(params.threadId, params.turnId)),
+    "turn/start": async (params, context) => respond(context, await threads.get(params.threadId).startTurn(params)),
+    "turn/steer": (params) => threads.get(params.threadId).steer(params),
+    "turn/interrupt": (params, context) => respond(context, threads.get(params.threadId).interrupt(params.turnId)),
   };
 }

@@ -1,0 +1,39 @@
+/**
+ * The agent's front door: everything the layers above it (threads/, server/ and the composition
+ * root) use of the agent, so what is inside agent/ can move without them noticing. Command
+ * support (execa) stays behind {@link loadOneOffCommand}, so it loads with the first command.
+ */
+export { ApprovalMemory } from "./approvalMemory.js";
+export { TurnCancelled, type ApprovalDecision, type ApprovalRequest } from "./approvals.js";
+export type { ClientAsker } from "./clientAsker.js";
+export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
+export { ConversationItem } from "./conversation.js";
+export { childEnvironment } from "./exec/childEnvironment.js";
+export { LoginShell } from "./exec/loginShell.js";
+export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
+export { sandboxedArgv } from "./exec/sandbox.js";
+export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
+export { listModels } from "./model/modelCatalog.js";
+export { ModelError } from "./model/modelError.js";
+export { reviewRequest, ReviewTargetError, type ReviewRequest } from "./review.js";
+export {
+  effectiveSettings,
+  hostOf,
+  threadSettingsRequest,
+  turnSettingsRequest,
+  TurnSettings,
+  type Host,
+  type SettingsRequest,
+} from "./settings.js";
+export { builtInTools } from "./tools/builtInTools.js";
+export { ToolRegistry, type Tool } from "./tools/tool.js";
+export type { TurnEvent, TurnNotification } from "./turnEvents.js";
+export { runTurn, type TurnRunnerDeps } from "./turnRunner.js";
+export type { PendingInput, TurnMode } from "./turnTypes.js";
+export { checkTurnInput } from "./userInputs.js";
+export { AGENT_STEPS, AgentWarmUp } from "./warmUp.js";
+
+/** Loads command support (execa and the one-off command runner) on first use. */
+export function loadOneOffCommand(): Promise<typeof import("./exec/oneOffCommand.js")> {
+  return import("./exec/oneOffCommand.js");
+}

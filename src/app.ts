@@ -1,0 +1,116 @@
+/**
+ * The composition root: the one place that builds a server's parts (config store, thread store,
+ * client hub, login shell, MCP manager, tool registry, ThreadManager) from its options and hands
+ * them down. The layers below receive what they use; none of them builds another layer's objects.
+ */
+import path from "node:path";
+import { builtInTools, hostOf, LoginShell, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { ConfigStore } from "./config/configStore.js";
+import type { Config } from "./config/schema.js";
+import type { ConfigWarningNotification } from "./protocol/notifications.js";
+import { Activity } from "./runtime/activity.js";
+import { systemClock, type Clock } from "./runtime/clock.js";
+import { uuidV7Source, type IdSource } from "./runtime/ids.js";
+import type { Logger } from "./runtime/logger.js";
+import { AppServer } from "./server/appServer.js";
+import { ClientHub } from "./server/clientHub.js";
+import type { ClientConnection } from "./server/connection.js";
+import { secretValuesOf } from "./server/secretRedaction.js";
+import { SessionAudit } from "./server/sessionAudit.js";
+import { ThreadManager } from "./threads/threadManager.js";
+import { ThreadStore } from "./threads/threadStore.js";
+
+/** How to build an {@link AppServer}. */
+export interface AppServerOptions {
+  /** The home directory (config, sessions); must exist. */
+  readonly home: string;
+  readonly config: Config;
+  /** The config as it changes with `config/*` writes (default: `config` over `<home>/config.toml`, which writes edit). */
+  readonly configStore?: ConfigStore;
+  /** Problems in the config that did not stop the server; each client is told after `initialize`. */
+  readonly configWarnings?: readonly ConfigWarningNotification[];
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  /** Directory that relative thread `cwd`s resolve against (default: the process cwd). */
+  readonly cwd?: string;
+  /** Longest accepted input line in bytes (default 64 MiB). */
+  readonly maxLineBytes?: number;
+  /** Requests admitted at once before -32001 (default 128). */
+  readonly maxPendingRequests?: number;
+  /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
+  readonly includeJsonrpc?: boolean;
+  /** Environment turns read API keys and provider URLs from (default: the process environment). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Tools offered to the model (default: the built-in tools). */
+  readonly tools?: readonly Tool[];
+  /** Append every message of every connection to JSONL files in this directory (secrets redacted). */
+  readonly sessionLogDir?: string;
+}
+
+/** Builds a server from its options; call `init()` on it before connecting clients. */
+export function buildAppServer(options: AppServerOptions): AppServer {
+  const { home, logger } = options;
+  const host = hostOf(options);
+  const clock = options.clock ?? systemClock;
+  // An embedder's config object acts like `-c` flags: it stays on top of whatever is written to config.toml.
+  const configStore =
+    options.configStore ??
+    new ConfigStore(
+      { config: options.config, layers: [{ source: { type: "sessionFlags" }, values: options.config }] },
+      path.join(home, "config.toml"),
+      Object.entries(options.config).map(([key, value]) => ({ path: [key], value, source: key })),
+    );
+  const hub = new ClientHub(clock, logger);
+  const store = new ThreadStore(home, logger);
+  const activity = new Activity();
+  const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
+  const secretValues = secretValuesOf(host.env);
+  // MCP servers are those configured at start-up; a config write does not start or stop any.
+  const mcp = new McpManager({
+    servers: options.config.mcp_servers ?? {},
+    env: host.env,
+    logger,
+    onStatus: (update) => hub.toInitialized("mcpServer/startupStatus/updated", update),
+  });
+  const threads = new ThreadManager<ClientConnection>({
+    store,
+    config: configStore,
+    clock,
+    ids: options.ids ?? uuidV7Source(clock),
+    logger,
+    host,
+    unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
+    activity,
+    agent: {
+      env: host.env,
+      tools: new ToolRegistry(options.tools ?? builtInTools()),
+      home,
+      clock,
+      loginShell,
+      warnOnce: (summary, details) => hub.warnOnce(summary, details),
+      mcpTools: () => mcp.tools(),
+    },
+    requests: hub.requests,
+    emit: hub.emit,
+  });
+  return new AppServer({
+    home,
+    host,
+    logger,
+    clock,
+    configStore,
+    configWarnings: options.configWarnings ?? [],
+    hub,
+    threads,
+    store,
+    mcp,
+    loginShell,
+    activity,
+    audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock, secretValues) : undefined,
+    secretValues,
+    maxLineBytes: options.maxLineBytes,
+    maxPendingRequests: options.maxPendingRequests,
+    includeJsonrpc: options.includeJsonrpc,
+  });
+}

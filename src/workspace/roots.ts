@@ -1,0 +1,14 @@
+/** Where writes may go, and the one test of whether a path is inside a root. */
+import path from "node:path";
+
+/** Where a turn may write: the roots, and what stays read-only inside them. */
+export interface WritableRoots {
+  readonly roots: readonly string[];
+  readonly protectedPaths: readonly string[];
+}
+
+/** Whether `target` is `root` or below it. */
+export function isInside(target: string, root: string): boolean {
+  const relative = path.relative(root, target);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
