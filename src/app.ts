@@ -66,9 +66,10 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const activity = new Activity();
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
   const secretValues = secretValuesOf(host.env);
-  // MCP servers are those configured at start-up; a config write does not start or stop any.
+  // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
+  const startup = configStore.current;
   const mcp = new McpManager({
-    servers: options.config.mcp_servers ?? {},
+    servers: startup.mcp_servers ?? {},
     env: host.env,
     logger,
     onStatus: (update) => hub.toInitialized("mcpServer/startupStatus/updated", update),
@@ -80,7 +81,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     ids: options.ids ?? uuidV7Source(clock),
     logger,
     host,
-    unloadDelayMs: (options.config.thread_unload_delay_secs ?? 60) * 1000,
+    unloadDelayMs: (startup.thread_unload_delay_secs ?? 60) * 1000,
     activity,
     agent: {
       env: host.env,

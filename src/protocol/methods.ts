@@ -35,9 +35,8 @@ import {
   ConfigReadParams,
   ConfigReadResponse,
   ConfigRequirementsReadResponse,
-  ModelListParams,
-  ModelListResponse,
 } from "./configMethods.js";
+import { ModelListParams, ModelListResponse } from "./modelMethods.js";
 import {
   FsCopyParams,
   FsCreateDirectoryParams,
@@ -65,7 +64,7 @@ import {
   PluginInstalledResponse,
   SkillsListParams,
   SkillsListResponse,
-} from "./sessionMethods.js";
+} from "./startupQuestionMethods.js";
 import {
   EmptyResponse,
   ThreadForkParams,

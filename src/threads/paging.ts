@@ -16,6 +16,13 @@ export function decodeOffsetCursor(cursor: string): number {
   return Number(match[1]);
 }
 
+/** A page of `items` from an offset cursor (the start when none); `limit` 0 or absent: the rest. */
+export function offsetPage<T>(items: readonly T[], cursor: string | null | undefined, limit: number | null | undefined): { data: T[]; nextCursor: string | null } {
+  const start = cursor ? decodeOffsetCursor(cursor) : 0;
+  const size = limit && limit > 0 ? limit : items.length;
+  return { data: items.slice(start, start + size), nextCursor: start + size < items.length ? encodeOffsetCursor(start + size) : null };
+}
+
 /** Opaque cursor that resumes after a sort position: the last item's sort value and id. */
 export function encodeKeyCursor(value: number, id: string): string {
   return Buffer.from(JSON.stringify([value, id])).toString("base64url");

@@ -17,7 +17,7 @@ import type { Turn } from "../protocol/turn.js";
 import { SERVER_VERSION } from "../runtime/version.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { LoadedThread, type ThreadServices } from "./loadedThread.js";
-import { decodeOffsetCursor, encodeOffsetCursor, turnsPage } from "./paging.js";
+import { offsetPage, turnsPage } from "./paging.js";
 import type { ThreadRecord } from "./records.js";
 import { ThreadEdits, type LoadedThreads } from "./threadEdits.js";
 import type { Outcome } from "./threadEvents.js";
@@ -146,10 +146,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
 
   /** `thread/loaded/list`: ids of the threads loaded in this process. */
   loadedIds(cursor: string | null | undefined, limit: number | null | undefined): { data: string[]; nextCursor: string | null } {
-    const ids = [...this.loaded.keys()].sort();
-    const start = cursor ? decodeOffsetCursor(cursor) : 0;
-    const size = limit && limit > 0 ? limit : ids.length;
-    return { data: ids.slice(start, start + size), nextCursor: start + size < ids.length ? encodeOffsetCursor(start + size) : null };
+    return offsetPage([...this.loaded.keys()].sort(), cursor, limit);
   }
 
   /** `thread/unsubscribe`: stops notifications to `subscriber`; an idle thread nobody watches unloads later. */

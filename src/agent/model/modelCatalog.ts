@@ -1,5 +1,5 @@
 import type { Config } from "../../config/schema.js";
-import type { Model } from "../../protocol/configMethods.js";
+import type { Model } from "../../protocol/modelMethods.js";
 import { resolveProvider, type ProviderSettings } from "./providers.js";
 
 /** How long `model/list` waits for a provider's model list before answering from config alone. */

@@ -1,6 +1,6 @@
 import type { McpManager, McpServerEntry } from "../../agent/index.js";
 import type { McpServerStatus } from "../../protocol/mcpMethods.js";
-import { decodeOffsetCursor, encodeOffsetCursor } from "../../threads/paging.js";
+import { offsetPage } from "../../threads/paging.js";
 import type { HandlerTable } from "../dispatcher.js";
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -12,12 +12,8 @@ export function mcpHandlers(mcp: McpManager): Pick<HandlerTable, "mcpServerStatu
   return {
     "mcpServerStatus/list": (params) => {
       const servers = mcp.servers().filter((entry) => params.serverName == null || entry.name === params.serverName);
-      const start = params.cursor ? decodeOffsetCursor(params.cursor) : 0;
-      const end = start + Math.max(1, params.limit ?? DEFAULT_PAGE_SIZE);
-      return {
-        data: servers.slice(start, end).map(serverStatus),
-        nextCursor: end < servers.length ? encodeOffsetCursor(end) : null,
-      };
+      const page = offsetPage(servers, params.cursor, Math.max(1, params.limit ?? DEFAULT_PAGE_SIZE));
+      return { data: page.data.map(serverStatus), nextCursor: page.nextCursor };
     },
   };
 }
