@@ -2,11 +2,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setFlagsFromString } from "node:v8";
-import { HELP_TEXT, parseArgs } from "./cli/args.js";
+import { HELP_TEXT, parseCommandLine } from "./cli/args.js";
 import { UsageError } from "./cli/usageError.js";
 import { ConfigError } from "./config/load.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
-import { SERVER_VERSION } from "./runtime/version.js";
+import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "./runtime/version.js";
 
 // stdout is the protocol channel: nothing else may ever be printed there.
 routeConsoleToStderr();
@@ -17,12 +17,24 @@ routeConsoleToStderr();
 setFlagsFromString("--liftoff-only");
 const logger = createLogger();
 
+/**
+ * Installed under the name `codex` (a symlink on PATH), we answer `--version` as the Codex release
+ * whose protocol we speak: launchers that check `codex --version` against a minimum then accept us.
+ */
+const invokedAsCodex = path.basename(process.argv[1] ?? "").replace(/\.(c|m)?js$/, "") === "codex";
+
 async function main(argv: readonly string[]): Promise<void> {
-  const command = parseArgs(argv);
+  const { command, ignored } = parseCommandLine(argv);
+  for (const note of ignored) logger.info(`ignoring ${note}`);
   switch (command.kind) {
     case "version":
-      process.stdout.write(`agent-app-server ${SERVER_VERSION}\n`);
+      process.stdout.write(invokedAsCodex ? `codex-cli ${CODEX_PROTOCOL_VERSION}\n` : `agent-app-server ${SERVER_VERSION}\n`);
       return;
+    case "print-startup-config": {
+      const { printStartupConfig } = await import("./cli/startupConfig.js");
+      process.exitCode = await printStartupConfig(command.overrides, command.strictConfig);
+      return;
+    }
     case "help":
       process.stdout.write(HELP_TEXT);
       return;

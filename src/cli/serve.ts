@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, unlink } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { ensureHome, resolveHome } from "../config/home.js";
 import { ConfigStore } from "../config/configStore.js";
@@ -19,8 +19,12 @@ const WS_PING_INTERVAL_MS = 30_000;
 // How long a client's queue may stay over that bound before it counts as not reading.
 const WS_SLOW_CLIENT_GRACE_MS = 2_000;
 
-/** Where to serve. */
-export type Listen = { readonly kind: "stdio" } | { readonly kind: "ws"; readonly host: string; readonly port: number };
+/** Where to serve: stdio, a WebSocket port, WebSocket framing over a Unix socket (null path: the default one), or nowhere. */
+export type Listen =
+  | { readonly kind: "stdio" }
+  | { readonly kind: "ws"; readonly host: string; readonly port: number }
+  | { readonly kind: "unix"; readonly path: string | null }
+  | { readonly kind: "off" };
 
 /** WebSocket access control from the command line. */
 export interface WebSocketAccess {
@@ -40,6 +44,8 @@ export interface ServeOptions {
   readonly deterministic: boolean;
   readonly script: string | null;
   readonly sessionLog: string | null;
+  /** Refuse a config.toml key that neither Codex nor this server knows. */
+  readonly strictConfig: boolean;
   readonly logger: Logger;
 }
 
@@ -48,16 +54,17 @@ export interface ServeOptions {
  * admitted requests, interrupts running turns, flushes output and exits 0 within the deadline.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const tokenSha256 = options.listen.kind === "ws" ? await tokenHash(options.ws) : null;
+  const overSocket = options.listen.kind === "ws" || options.listen.kind === "unix";
+  const tokenSha256 = overSocket ? await tokenHash(options.ws) : null;
   // The WebSocket code (and the ws package) loads only when a WebSocket listener is asked for.
-  const webSocket = options.listen.kind === "ws" ? await loadWebSocket() : null;
+  const webSocket = overSocket ? await loadWebSocket() : null;
   // Without auth only loopback addresses may be bound: the name is resolved once, here, and every
   // address it stands for must be loopback (a name is no proof: `127.example` can point anywhere).
   const bind = options.listen.kind === "ws" ? await webSocket!.resolveListenAddress(options.listen.host, tokenSha256 === null) : null;
   if (bind && !bind.ok) throw new UsageError(bind.message);
   const home = resolveHome();
   await ensureHome(home);
-  const loaded = await loadConfig(home, options.overrides);
+  const loaded = await loadConfig(home, options.overrides, { strict: options.strictConfig });
   // The scripted model (an HTTP mock) loads only when asked for.
   const wantsScript = options.script !== null || loaded.config.model_provider === "scripted" || loaded.config.scripted_model_script !== undefined;
   const scripted = wantsScript
@@ -110,10 +117,20 @@ export async function serve(options: ServeOptions): Promise<void> {
     connection.onInputClosed(() => stop("stdin closed"));
     return;
   }
-  const { listenWebSocket, webSocketStreams } = webSocket!;
+  if (options.listen.kind === "off") {
+    options.logger.info({ home, pid: process.pid }, "not listening (--listen off); stop with SIGTERM");
+    return;
+  }
+  const { listenWebSocket, webSocketStreams, prepareSocketPath, defaultSocketPath } = webSocket!;
+  const socketPath = options.listen.kind === "unix" ? (options.listen.path ?? defaultSocketPath(home)) : null;
+  if (socketPath !== null) {
+    const ready = await prepareSocketPath(socketPath);
+    if (!ready.ok) throw new UsageError(ready.message);
+    // The socket file is ours: gone when we stop, so the next server finds no stale one.
+    closers.push(() => unlink(socketPath).catch(() => undefined));
+  }
   const listener = await listenWebSocket({
-    host: bind!.address,
-    port: options.listen.port,
+    bind: socketPath !== null ? { socketPath } : { host: bind!.address, port: (options.listen as { port: number }).port },
     auth: { tokenSha256, allowedOrigins: options.ws.allowedOrigins },
     maxMessageBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
     pingIntervalMs: WS_PING_INTERVAL_MS,
@@ -129,7 +146,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     },
   });
   closers.unshift(() => listener.close());
-  const bound = tokenSha256 === null ? webSocket!.boundAddressProblem(options.listen.host, listener.address) : null;
+  const bound = tokenSha256 === null && options.listen.kind === "ws" ? webSocket!.boundAddressProblem(options.listen.host, listener.address) : null;
   if (bound) {
     await listener.close();
     throw new UsageError(bound);
@@ -139,12 +156,13 @@ export async function serve(options: ServeOptions): Promise<void> {
 }
 
 async function loadWebSocket() {
-  const [listener, streams, loopback] = await Promise.all([
+  const [listener, streams, loopback, socketPath] = await Promise.all([
     import("../transport/webSocketListener.js"),
     import("../transport/webSocketStreams.js"),
     import("../transport/loopback.js"),
+    import("../transport/unixSocketPath.js"),
   ]);
-  return { ...listener, ...streams, ...loopback };
+  return { ...listener, ...streams, ...loopback, ...socketPath };
 }
 
 /** The SHA-256 of the capability token the listener requires, or null when there is no auth. */

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
+import { CODEX_CONFIG_KEYS } from "./codexKeys.js";
 import { locateKey } from "./keyLocator.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
@@ -26,10 +27,12 @@ export interface LoadedConfig {
 }
 
 /** Reads `<home>/config.toml` (absent is fine), applies `-c` overrides, and validates the result. */
-export async function loadConfig(home: string, overrides: readonly ConfigOverride[] = []): Promise<LoadedConfig> {
+export async function loadConfig(home: string, overrides: readonly ConfigOverride[] = [], options: { readonly strict?: boolean } = {}): Promise<LoadedConfig> {
   const file = path.join(home, "config.toml");
   const text = await readConfigText(file);
-  const { merged: raw, layers } = layerConfig(file, parseToml(file, text), overrides);
+  const user = parseToml(file, text);
+  if (options.strict) refuseUnknownKeys(file, text, user);
+  const { merged: raw, layers } = layerConfig(file, user, overrides);
   const result = Config.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssue(file, text, overrides, result.error.issues[0]!));
   return { file, config: result.data, layers, warnings: unusedKeyWarnings(file, raw) };
@@ -75,6 +78,14 @@ function unusedKeyWarnings(file: string, raw: Record<string, unknown>): ConfigWa
       path: file,
     },
   ];
+}
+
+/** `--strict-config`: a key of config.toml that neither Codex nor this server knows is an error, as in Codex. */
+function refuseUnknownKeys(file: string, text: string, user: Record<string, unknown>): void {
+  const unknown = Object.keys(user).find((key) => !Object.hasOwn(Config.shape, key) && !CODEX_CONFIG_KEYS.has(key));
+  if (unknown === undefined) return;
+  const line = locateKey(text, [unknown]);
+  throw new ConfigError(`Invalid config file ${line === undefined ? file : `${file}, line ${line}`}: unknown configuration field \`${unknown}\` (--strict-config)`);
 }
 
 async function readConfigText(file: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { chmod } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -14,9 +15,11 @@ export interface WebSocketAuth {
 
 /** Options of {@link listenWebSocket}. */
 export interface WebSocketListenerOptions {
-  /** The address to bind (resolved and checked by the caller; a name would be resolved again here). */
-  readonly host: string;
-  readonly port: number;
+  /**
+   * Where to listen: an address and port (resolved and checked by the caller; a name would be
+   * resolved again here), or a Unix socket path (made ready by {@link prepareSocketPath}).
+   */
+  readonly bind: { readonly host: string; readonly port: number } | { readonly socketPath: string };
   readonly auth: WebSocketAuth;
   /** Largest accepted message (bytes); a bigger one closes that connection only (1009). */
   readonly maxMessageBytes: number;
@@ -29,9 +32,9 @@ export interface WebSocketListenerOptions {
 
 /** A running listener. */
 export interface WebSocketListener {
-  /** `ws://` and the address and port actually bound. */
+  /** `ws://` and the address and port actually bound, or `unix://` and the socket's path. */
   readonly url: string;
-  /** The address actually bound, as the socket reports it. */
+  /** The address actually bound, as the socket reports it (the path of a Unix socket). */
   readonly address: string;
   close(): Promise<void>;
 }
@@ -80,20 +83,40 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
       options.onConnection(ws, request);
     });
   });
-  server.listen(options.port, options.host);
-  await new Promise<void>((resolve, reject) => {
+  const close = async () => {
+    for (const client of wss.clients) client.terminate();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  if ("socketPath" in options.bind) {
+    await listenOnSocket(server, options.bind.socketPath);
+    return { url: `unix://${options.bind.socketPath}`, address: options.bind.socketPath, close };
+  }
+  server.listen(options.bind.port, options.bind.host);
+  await listening(server);
+  const { address, port } = server.address() as AddressInfo;
+  return { url: `ws://${address.includes(":") ? `[${address}]` : address}:${port}`, address, close };
+}
+
+function listening(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
   });
-  const { address, port } = server.address() as AddressInfo;
-  return {
-    url: `ws://${address.includes(":") ? `[${address}]` : address}:${port}`,
-    address,
-    close: async () => {
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+}
+
+/**
+ * Binds a Unix socket that only its owner can use (0600): created under a umask that leaves no
+ * moment in which others could connect, then chmod'ed in case the file system ignores the umask.
+ */
+async function listenOnSocket(server: http.Server, socketPath: string): Promise<void> {
+  const previous = process.umask(0o177);
+  try {
+    server.listen(socketPath);
+    await listening(server);
+  } finally {
+    process.umask(previous);
+  }
+  await chmod(socketPath, 0o600);
 }
 
 function authorized(request: http.IncomingMessage, auth: WebSocketAuth): boolean {

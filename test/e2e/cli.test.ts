@@ -31,9 +31,9 @@ describe("command line", () => {
     const unknown = ServerProcess.start({ args: ["app-server", "--frobnicate"] });
     expect((await unknown.waitExit()).code).toBe(2);
     expect(unknown.stderr).toContain("unknown argument: --frobnicate");
-    const unix = ServerProcess.start({ args: ["app-server", "--listen", "unix://"] });
+    const unix = ServerProcess.start({ args: ["app-server", "--listen", "tcp://127.0.0.1:1"] });
     expect((await unix.waitExit()).code).toBe(2);
-    expect(unix.stderr).toContain("--listen unix:// is not supported; use stdio:// or ws://IP:PORT");
+    expect(unix.stderr).toContain("--listen tcp://127.0.0.1:1 is not supported; use stdio://, unix://, unix://PATH, ws://IP:PORT or off");
     const open = ServerProcess.start({ args: ["app-server", "--listen", "ws://0.0.0.0:0"] });
     expect((await open.waitExit()).code).toBe(2);
     expect(open.stderr).toContain("refusing to start a non-loopback WebSocket listener on 0.0.0.0 without auth");

@@ -22,6 +22,8 @@ export interface StartOptions {
   protocol?: boolean;
   /** A command the server runs under, with its arguments (`["strace", "-f", …]`). */
   wrapper?: string[];
+  /** The script node runs (default dist/cli.js; a symlink to it to run it under another name). */
+  cli?: string;
 }
 
 /** How the process ended. */
@@ -77,7 +79,7 @@ export class ServerProcess {
   static start(options: StartOptions = {}): ServerProcess {
     const ownsHome = options.home === undefined;
     const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), "aas-home-"));
-    const [command, ...args] = [...(options.wrapper ?? []), process.execPath, CLI_PATH, ...(options.args ?? ["app-server"])];
+    const [command, ...args] = [...(options.wrapper ?? []), process.execPath, options.cli ?? CLI_PATH, ...(options.args ?? ["app-server"])];
     const child = spawn(command!, args, {
       cwd: options.cwd,
       // HOME is the temp home too: commands run with `bash -lc` must not source (or lock) the user's profile.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseArgs } from "../../src/cli/args.js";
+import { parseArgs, parseCommandLine } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/usageError.js";
 import { locateKey } from "../../src/config/keyLocator.js";
 import { applyOverride, parseOverride } from "../../src/config/overrides.js";
@@ -48,6 +48,7 @@ describe("parseArgs", () => {
       deterministic: true,
       script: "s.json",
       sessionLog: null,
+      strictConfig: false,
     });
     expect(parseArgs(["replay", "a.json", "b.json", "--check"])).toEqual({ kind: "replay", scenarios: ["a.json", "b.json"], mode: "check" });
     expect(parseArgs(["demo", "--live"])).toEqual({ kind: "demo", live: true });
@@ -57,6 +58,30 @@ describe("parseArgs", () => {
     });
     expect(parseArgs(["generate-json-schema", "--out", "d"])).toEqual({ kind: "generate-json-schema", outDir: "d" });
     expect(parseArgs(["-V"])).toEqual({ kind: "version" });
+  });
+
+  it("reads Codex's grammar: global options, app-server, its options, a subcommand", () => {
+    const serve = parseArgs(["-c", "a=1", "--enable", "unified_exec", "-m", "o3", "app-server", "--disable", "shell_snapshot", "--listen", "unix:///tmp/s.sock", "--strict-config"]);
+    expect(serve).toMatchObject({
+      kind: "serve",
+      listen: { kind: "unix", path: "/tmp/s.sock" },
+      strictConfig: true,
+      overrides: [
+        expect.objectContaining({ path: ["a"], value: 1 }),
+        expect.objectContaining({ path: ["features", "unified_exec"], value: true }),
+        expect.objectContaining({ path: ["features", "shell_snapshot"], value: false }),
+      ],
+    });
+    expect(parseArgs(["app-server", "--listen", "unix://"])).toMatchObject({ listen: { kind: "unix", path: null } });
+    expect(parseArgs(["app-server", "--listen=off"])).toMatchObject({ listen: { kind: "off" } });
+    expect(parseArgs(["--config", "k=v", "app-server", "generate-ts", "-o", "d", "--experimental"])).toEqual({ kind: "generate-ts", outDir: "d" });
+    expect(parseArgs(["app-server", "--print-startup-config", "-c", "x=1"])).toMatchObject({ kind: "print-startup-config", strictConfig: false });
+    expect(parseCommandLine(["--search", "app-server", "--ws-issuer", "me"]).ignored).toEqual([
+      "--search: configures Codex's interactive UI, not the app-server (Codex ignores it here too)",
+      "--ws-issuer: signed JWT WebSocket auth is not supported (use --ws-auth capability-token)",
+    ]);
+    expect(() => parseArgs(["app-server", "app-server"])).toThrow("unknown app-server subcommand: app-server");
+    expect(() => parseArgs(["app-server", "replay", "x.json"])).toThrow("unknown app-server subcommand: replay");
   });
 
   it("explains what is wrong", () => {
