@@ -190,3 +190,41 @@ export const CODEX_CLIENT_METHODS: ReadonlySet<string> = new Set([
   "fuzzyFileSearch/sessionUpdate",
   "fuzzyFileSearch/sessionStop",
 ]);
+
+const CHATGPT_ACCOUNT = "requires a ChatGPT account, which this server does not use (it runs on API keys and OpenAI-compatible providers)";
+const PLUGINS = "Codex plugins and their marketplaces are OpenAI's plugin service, which this server does not use";
+const WINDOWS = "the Windows sandbox exists only on Windows; this server runs on Linux, sandboxed by bubblewrap";
+
+/**
+ * The Codex methods this server deliberately does not serve, each with the reason its error
+ * gives: they need an OpenAI/ChatGPT account or OpenAI's cloud, or Windows.
+ */
+export const OUT_OF_SCOPE_METHODS: ReadonlyMap<string, string> = new Map([
+  ["marketplace/add", PLUGINS],
+  ["marketplace/remove", PLUGINS],
+  ["marketplace/upgrade", PLUGINS],
+  ["plugin/list", PLUGINS],
+  ["plugin/reconcile", PLUGINS],
+  ["plugin/read", PLUGINS],
+  ["plugin/skill/read", PLUGINS],
+  ["plugin/install", PLUGINS],
+  ["plugin/uninstall", PLUGINS],
+  ["plugin/share/save", `plugin sharing ${CHATGPT_ACCOUNT}`],
+  ["plugin/share/updateTargets", `plugin sharing ${CHATGPT_ACCOUNT}`],
+  ["plugin/share/list", `plugin sharing ${CHATGPT_ACCOUNT}`],
+  ["plugin/share/checkout", `plugin sharing ${CHATGPT_ACCOUNT}`],
+  ["plugin/share/delete", `plugin sharing ${CHATGPT_ACCOUNT}`],
+  ["app/read", `ChatGPT apps (connectors) ${CHATGPT_ACCOUNT}`],
+  ["app/list", `ChatGPT apps (connectors) ${CHATGPT_ACCOUNT}`],
+  ["app/installed", `ChatGPT apps (connectors) ${CHATGPT_ACCOUNT}`],
+  ["account/gatewayOAuth/read", `gateway OAuth ${CHATGPT_ACCOUNT}`],
+  ["account/gatewayOAuth/login", `gateway OAuth ${CHATGPT_ACCOUNT}`],
+  ["account/gatewayOAuth/cancel", `gateway OAuth ${CHATGPT_ACCOUNT}`],
+  ["account/securitySetup/read", `the account security setup ${CHATGPT_ACCOUNT}`],
+  ["account/rateLimitResetCredit/consume", `credits ${CHATGPT_ACCOUNT}`],
+  ["account/sendAddCreditsNudgeEmail", `credits ${CHATGPT_ACCOUNT}`],
+  ["account/workspaceMessages/read", `workspace messages ${CHATGPT_ACCOUNT}`],
+  ["feedback/upload", "feedback is uploaded to OpenAI, which this server never sends anything to (feedback/save writes it locally)"],
+  ["windowsSandbox/setupStart", WINDOWS],
+  ["windowsSandbox/readiness", WINDOWS],
+]);

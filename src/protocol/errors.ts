@@ -41,6 +41,11 @@ export function methodNotFound(method: string, known: boolean): RpcError {
   return rpcError(ErrorCode.MethodNotFound, message, { method });
 }
 
+/** -32601 for a Codex method this server deliberately does not serve, saying why. */
+export function methodOutOfScope(method: string, reason: string): RpcError {
+  return rpcError(ErrorCode.MethodNotFound, `${method} is not served by agent-app-server: ${reason}`, { method, reason });
+}
+
 /** -32602 whose message names each bad field path and what is wrong with it. */
 export function invalidParams(method: string, error: z.ZodError): RpcError {
   const problems = error.issues.map((issue) => `${formatPath(issue.path)}: ${describeIssue(issue)}`);

@@ -1,9 +1,10 @@
-import { CODEX_CLIENT_METHODS } from "../protocol/codexMethods.js";
+import { CODEX_CLIENT_METHODS, OUT_OF_SCOPE_METHODS } from "../protocol/codexMethods.js";
 import {
   internalError,
   isRpcError,
   invalidParams,
   methodNotFound,
+  methodOutOfScope,
   notInitialized,
 } from "../protocol/errors.js";
 import type { RequestId } from "../protocol/jsonrpc.js";
@@ -55,7 +56,10 @@ export class Dispatcher {
     if (!known) throw methodNotFound(method, false);
     // As in Codex, any protocol method (even one we lack) before `initialize` is "Not initialized".
     if (method !== "initialize" && !connection.client) throw notInitialized();
-    if (!spec) throw methodNotFound(method, true);
+    if (!spec) {
+      const reason = OUT_OF_SCOPE_METHODS.get(method);
+      throw reason === undefined ? methodNotFound(method, true) : methodOutOfScope(method, reason);
+    }
     const parsed = spec.params.safeParse(rawParams ?? {});
     if (!parsed.success) throw invalidParams(method, parsed.error);
     const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;
