@@ -30,13 +30,34 @@ export const GitInfo = z.object({
 export type GitInfo = z.infer<typeof GitInfo>;
 
 /** A conversation: metadata plus, where asked for, its turns. Times are Unix seconds. */
+/** A machine a thread runs on, with its cwd and the roots its sandbox grants. */
+export const ThreadEnvironment = z.object({ environmentId: z.string(), cwd: z.string(), runtimeWorkspaceRoots: z.array(z.string()) });
+
+/** A user-visible section a thread is filed under. */
+export const ThreadSection = z.object({
+  id: z.string(),
+  name: z.string(),
+  appearance: z.object({ color: z.string().nullable().optional(), icon: z.string().nullable().optional() }).nullable().optional(),
+});
+
+/** The history contract of a thread: `paginated` ones page their items and turns. */
+export const ThreadHistoryMode = z.enum(["legacy", "paginated"]);
+
 export const Thread = z.object({
   id: z.string(),
+  /** Where the thread runs (Codex sends it to every client): here always the local machine at the thread's cwd. */
+  environments: z.array(ThreadEnvironment).optional(),
+  extra: z.unknown().nullable().optional(),
   sessionId: z.string(),
   forkedFromId: z.string().nullable().optional(),
+  attachedToThreadId: z.string().nullable().optional(),
   parentThreadId: z.string().nullable().optional(),
   preview: z.string(),
   ephemeral: z.boolean(),
+  section: ThreadSection.nullable().optional(),
+  sectionEnteredAt: z.number().int().nullable().optional(),
+  projectId: z.string().nullable(),
+  historyMode: ThreadHistoryMode.optional(),
   modelProvider: z.string(),
   model: z.string().nullable().optional(),
   reasoningEffort: z.string().nullable().optional(),
@@ -49,13 +70,14 @@ export const Thread = z.object({
   cliVersion: z.string(),
   originator: z.string().nullable().optional(),
   source: SessionSource,
+  canAcceptDirectInput: z.boolean().optional(),
   threadSource: z.string().nullable().optional(),
   agentNickname: z.string().nullable().optional(),
   agentRole: z.string().nullable().optional(),
   gitInfo: GitInfo.nullable().optional(),
   name: z.string().nullable().optional(),
+  daybreakEnabled: z.boolean().nullable().optional(),
   turns: z.array(Turn),
-  projectId: z.string().nullable(),
 });
 export type Thread = z.infer<typeof Thread>;
 

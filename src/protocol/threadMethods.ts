@@ -37,11 +37,17 @@ export const ThreadSessionResponse = z.object({
   model: z.string(),
   modelProvider: z.string(),
   serviceTier: z.string().nullable().optional(),
+  disabledPluginIds: z.array(z.string()).optional(),
   cwd: z.string(),
+  runtimeWorkspaceRoots: z.array(z.string()).optional(),
+  /** The instruction files (AGENTS.md) loaded for the thread. */
+  instructionSources: z.array(z.string()).optional(),
   approvalPolicy: AskForApproval,
   approvalsReviewer: ApprovalsReviewer,
   sandbox: SandboxPolicy,
+  activePermissionProfile: z.string().nullable().optional(),
   reasoningEffort: z.string().nullable().optional(),
+  multiAgentMode: z.string().optional(),
 });
 export type ThreadSessionResponse = z.infer<typeof ThreadSessionResponse>;
 

@@ -7,6 +7,7 @@
  */
 import {
   ApprovalMemory,
+  loadProjectInstructions,
   checkTurnInput,
   DEFAULT_CONTEXT_WINDOW,
   effectiveSettings,
@@ -265,19 +266,30 @@ export class LoadedThread<S> {
     if (indexed || this.history.preview !== preview) await this.services.store.remember(this.history, this.file.path, false);
   }
 
-  /** The response to thread/start, resume and fork. */
-  sessionResponse(includeTurns: boolean): ThreadSessionResponse {
+  /** The instruction files (AGENTS.md) the thread's turns load, as the session response names them. */
+  async instructionSources(): Promise<readonly string[]> {
+    return (await loadProjectInstructions(this.history.settings.cwd)).sources;
+  }
+
+  /** The response to thread/start, resume and fork; built at once, so no notification can come between it and the state it shows. */
+  sessionResponse(includeTurns: boolean, instructionSources: readonly string[]): ThreadSessionResponse {
     const { settings } = this.history;
     return {
       thread: this.toThread(includeTurns),
       model: settings.model,
       modelProvider: settings.modelProvider,
       serviceTier: settings.serviceTier ?? null,
+      disabledPluginIds: [],
       cwd: settings.cwd,
+      runtimeWorkspaceRoots: [settings.cwd],
+      instructionSources: [...instructionSources],
       approvalPolicy: settings.approvalPolicy,
       approvalsReviewer: settings.approvalsReviewer,
       sandbox: settings.sandbox,
+      activePermissionProfile: null,
       reasoningEffort: settings.reasoningEffort ?? null,
+      // This server has no sub-agents; Codex's default mode spawns them only when asked to.
+      multiAgentMode: "explicitRequestOnly",
     };
   }
 

@@ -72,8 +72,9 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       settings,
     };
     const thread = await this.create(record, [], params.ephemeral ?? false);
+    const sources = await thread.instructionSources();
     thread.subscribers.add(subscriber);
-    return { result: thread.sessionResponse(false), after: () => this.announceStarted(thread) };
+    return { result: thread.sessionResponse(false, sources), after: () => this.announceStarted(thread) };
   }
 
   /** `thread/resume`: loads a stored thread (or joins the loaded one), applies overrides, subscribes. */
@@ -87,10 +88,11 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     }
     await thread.applySettings(threadSettingsRequest(params));
+    const sources = await thread.instructionSources();
     thread.subscribe(subscriber);
     const loaded = thread;
     return {
-      result: thread.sessionResponse(!params.excludeTurns),
+      result: thread.sessionResponse(!params.excludeTurns, sources),
       after: () => {
         this.warmUp.request();
         loaded.catchUp(subscriber);
@@ -114,8 +116,9 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     const copied = source.recordsForFork(params.lastTurnId ?? null, at);
     if (!copied) throw invalidRequest(`turn ${params.lastTurnId} is not a turn of thread ${params.threadId}`);
     const thread = await this.create(record, copied, params.ephemeral ?? false);
+    const sources = await thread.instructionSources();
     thread.subscribers.add(subscriber);
-    return { result: thread.sessionResponse(!params.excludeTurns), after: () => this.announceStarted(thread) };
+    return { result: thread.sessionResponse(!params.excludeTurns, sources), after: () => this.announceStarted(thread) };
   }
 
   /** The loaded thread with this id, or -32600 `thread not found` (turns run only on loaded threads). */

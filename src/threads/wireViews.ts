@@ -19,11 +19,18 @@ export function turnError(failure: unknown): TurnError {
 export function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatus = { type: "notLoaded" }): Thread {
   return {
     id: summary.id,
+    environments: [{ environmentId: "local", cwd: summary.cwd, runtimeWorkspaceRoots: [summary.cwd] }],
+    extra: null,
     sessionId: summary.sessionId,
     forkedFromId: summary.forkedFromId ?? null,
+    attachedToThreadId: null,
     parentThreadId: null,
     preview: summary.preview,
     ephemeral: false,
+    section: null,
+    sectionEnteredAt: null,
+    projectId: null,
+    historyMode: "paginated",
     modelProvider: summary.modelProvider,
     model: summary.model,
     reasoningEffort: summary.reasoningEffort ?? null,
@@ -36,12 +43,13 @@ export function storedThread(summary: ThreadSummary, turns: Turn[], status: Thre
     cliVersion: summary.cliVersion,
     originator: summary.originator ?? null,
     source: summary.source as Thread["source"],
+    canAcceptDirectInput: true,
     threadSource: summary.threadSource ?? null,
     agentNickname: null,
     agentRole: null,
     gitInfo: (summary.gitInfo as Thread["gitInfo"]) ?? null,
     name: summary.name,
+    daybreakEnabled: null,
     turns,
-    projectId: null,
   };
 }
