@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,6 +29,31 @@ function threadFiles(home: string, dir = "sessions"): string[] {
 }
 
 describe("threads", () => {
+  it("answers thread/start with the session fields Codex sends, naming the AGENTS.md files its turns load", async () => {
+    const workspace = mkdtempSync(path.join(os.tmpdir(), "aas-agents-"));
+    try {
+      writeFileSync(path.join(workspace, "AGENTS.md"), "Be brief.\n");
+      const server = ServerProcess.start({ home: freshHome() });
+      await server.initialize();
+      const response = (await server.request("thread/start", { cwd: workspace })).result;
+      expect(response).toMatchObject({
+        instructionSources: [path.join(workspace, "AGENTS.md")],
+        runtimeWorkspaceRoots: [workspace],
+        disabledPluginIds: [],
+        multiAgentMode: "explicitRequestOnly",
+      });
+      expect(response.thread).toMatchObject({
+        environments: [{ environmentId: "local", cwd: workspace, runtimeWorkspaceRoots: [workspace] }],
+        historyMode: "paginated",
+        canAcceptDirectInput: true,
+        section: null,
+      });
+      await server.closeStdin();
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it("answers thread/start before thread/started and stores the thread at once", async () => {
     const home = freshHome();
     const server = ServerProcess.start({ home });
