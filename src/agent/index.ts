@@ -9,6 +9,7 @@ export type { ClientAsker } from "./clientAsker.js";
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
 export { ConversationItem } from "./conversation.js";
 export { childEnvironment } from "./exec/childEnvironment.js";
+export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
 export { sandboxedArgv } from "./exec/sandbox.js";

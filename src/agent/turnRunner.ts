@@ -17,7 +17,7 @@ import type { ClientAsker } from "./clientAsker.js";
 import type { DynamicToolSpec } from "../protocol/clientTools.js";
 import { clientTools } from "./tools/clientTools.js";
 import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
-import { ExecSessions } from "./exec/execSessions.js";
+import type { ExecSessions } from "./exec/execSessions.js";
 import type { LoginShell } from "./exec/loginShell.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
@@ -46,6 +46,8 @@ export interface TurnJob {
   readonly dynamicTools: readonly DynamicToolSpec[];
   /** What the user accepted for the rest of the thread; shared by the thread's turns. */
   readonly sessionApprovals: ApprovalMemory;
+  /** The thread's running commands: a command outlives its turn (a background terminal) until it ends or is stopped. */
+  readonly sessions: ExecSessions;
   readonly mode: TurnMode;
   /** The size of the context at the thread's last model call (or after its last compaction), if known. */
   readonly contextTokens: number | null;
@@ -94,9 +96,10 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     if (!reviewing) await job.emit({ type: "history", items });
   };
 
-  const sessions = new ExecSessions();
-  const killAll = (): void => sessions.killAll();
-  job.signal.addEventListener("abort", killAll, { once: true });
+  // Commands belong to the thread; an interrupt kills the ones this turn started.
+  const sessions = job.sessions;
+  const killOwn = (): void => sessions.killTurn(job.turnId);
+  job.signal.addEventListener("abort", killOwn, { once: true });
   const toolContext: ToolContext = {
     threadId: job.threadId,
     turnId: job.turnId,
@@ -169,9 +172,9 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     }
     if (job.mode.kind === "review") await finishReview(job, job.mode.review, history);
   } finally {
-    // Commands still running when the turn ends (sessions nobody polled) end with it.
-    job.signal.removeEventListener("abort", killAll);
-    sessions.killAll();
+    job.signal.removeEventListener("abort", killOwn);
+    // Commands still running keep running as background terminals; their items end with the turn.
+    if (!job.signal.aborted) await sessions.detachTurn(job.turnId);
   }
 }
 

@@ -20,6 +20,13 @@ import {
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
+  ThreadBackgroundTerminalsCleanParams,
+  ThreadBackgroundTerminalsListParams,
+  ThreadBackgroundTerminalsListResponse,
+  ThreadBackgroundTerminalsTerminateParams,
+  ThreadBackgroundTerminalsTerminateResponse,
+} from "./backgroundTerminalMethods.js";
+import {
   ThreadGoalClearedNotification,
   ThreadGoalClearParams,
   ThreadGoalClearResponse,
@@ -118,12 +125,16 @@ import {
  */
 export type RequestScope = "thread" | "threadHint" | "concurrent";
 
-/** A request method: params and result schemas, the type name used for generated JSON Schema files, and its ordering. */
+/**
+ * A request method: params and result schemas, the type name used for generated JSON Schema files,
+ * its ordering, and whether only clients that set `capabilities.experimentalApi` may call it.
+ */
 export interface RequestSpec<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly typeName: string;
   readonly params: P;
   readonly result: R;
   readonly scope: RequestScope;
+  readonly experimental?: boolean;
 }
 
 /** A notification method: its params schema, type name, and whether only `experimentalApi` clients get it. */
@@ -140,6 +151,11 @@ function request<P extends z.ZodType, R extends z.ZodType>(typeName: string, par
 /** A request about one thread, ordered per thread (see {@link RequestScope}). */
 function threadRequest<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
   return request(typeName, params, result, "thread");
+}
+
+/** An experimental request about one thread: refused unless the client set `experimentalApi`, as Codex does. */
+function experimentalThreadRequest<P extends z.ZodType, R extends z.ZodType>(typeName: string, params: P, result: R): RequestSpec<P, R> {
+  return { ...threadRequest(typeName, params, result), experimental: true };
 }
 
 function notification<P extends z.ZodType>(typeName: string, params: P, experimental = false): NotificationSpec<P> {
@@ -163,6 +179,17 @@ export const clientRequests = {
   "thread/unsubscribe": threadRequest("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
   "review/start": threadRequest("ReviewStart", ReviewStartParams, ReviewStartResponse),
   "thread/compact/start": threadRequest("ThreadCompactStart", ThreadIdParams, EmptyResponse),
+  "thread/backgroundTerminals/list": experimentalThreadRequest(
+    "ThreadBackgroundTerminalsList",
+    ThreadBackgroundTerminalsListParams,
+    ThreadBackgroundTerminalsListResponse,
+  ),
+  "thread/backgroundTerminals/terminate": experimentalThreadRequest(
+    "ThreadBackgroundTerminalsTerminate",
+    ThreadBackgroundTerminalsTerminateParams,
+    ThreadBackgroundTerminalsTerminateResponse,
+  ),
+  "thread/backgroundTerminals/clean": experimentalThreadRequest("ThreadBackgroundTerminalsClean", ThreadBackgroundTerminalsCleanParams, EmptyResponse),
   "thread/goal/set": threadRequest("ThreadGoalSet", ThreadGoalSetParams, ThreadGoalSetResponse),
   "thread/goal/get": threadRequest("ThreadGoalGet", ThreadIdParams, ThreadGoalGetResponse),
   "thread/goal/clear": threadRequest("ThreadGoalClear", ThreadGoalClearParams, ThreadGoalClearResponse),

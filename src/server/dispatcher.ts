@@ -1,6 +1,7 @@
 import { CODEX_CLIENT_METHODS, OUT_OF_SCOPE_METHODS } from "../protocol/codexMethods.js";
 import {
   internalError,
+  invalidRequest,
   isRpcError,
   invalidParams,
   methodNotFound,
@@ -60,6 +61,7 @@ export class Dispatcher {
       const reason = OUT_OF_SCOPE_METHODS.get(method);
       throw reason === undefined ? methodNotFound(method, true) : methodOutOfScope(method, reason);
     }
+    if (spec.experimental && !connection.client?.experimentalApi) throw invalidRequest(`${method} requires experimentalApi capability`);
     const parsed = spec.params.safeParse(rawParams ?? {});
     if (!parsed.success) throw invalidParams(method, parsed.error);
     const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;

@@ -7,6 +7,7 @@
  */
 import {
   ApprovalMemory,
+  ExecSessions,
   loadProjectInstructions,
   checkTurnInput,
   DEFAULT_CONTEXT_WINDOW,
@@ -89,6 +90,8 @@ export class LoadedThread<S> {
   readonly sessionApprovals = new ApprovalMemory();
   /** Which finished turns the user has not seen yet (kept in memory only). */
   readonly readState = new ThreadReadTracker();
+  /** The thread's running commands, background terminals included (killed when the thread unloads). */
+  readonly terminals = new ExecSessions();
   /** The running turn, until it starts ending. */
   private active: ActiveTurn | undefined;
   /** Settles when the last turn has fully ended (its `turn/completed` sent); the next turn waits for it. */
@@ -216,8 +219,9 @@ export class LoadedThread<S> {
     await this.ending;
   }
 
-  /** Closes the thread's file (fsync). */
+  /** Kills the thread's commands and closes its file (fsync): the thread unloads, or the server stops. */
   async close(): Promise<void> {
+    this.terminals.killAll();
     await this.file?.writer.close();
   }
 
@@ -339,6 +343,7 @@ export class LoadedThread<S> {
           client: turn.client,
           dynamicTools: this.history.identity.dynamicTools ?? [],
           sessionApprovals: this.sessionApprovals,
+          sessions: this.terminals,
           mode,
           contextTokens: this.history.contextTokens,
           newItemId: () => this.services.ids.uuid("item"),

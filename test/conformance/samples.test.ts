@@ -205,6 +205,9 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "command/exec/terminate": [{ processId: "p1" }],
   "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
   "thread/compact/start": [{ threadId: "t" }],
+  "thread/backgroundTerminals/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],
+  "thread/backgroundTerminals/terminate": [{ threadId: "t", processId: "1" }],
+  "thread/backgroundTerminals/clean": [{ threadId: "t" }],
   "thread/goal/set": [{ threadId: "t", objective: "Ship it", tokenBudget: 10000 }, { threadId: "t", status: "paused", origin: "user" }],
   "thread/goal/get": [{ threadId: "t" }],
   "thread/goal/clear": [{ threadId: "t" }, { threadId: "t", origin: "automatic" }],
@@ -251,7 +254,15 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
 };
 
 /** Codex methods that only its experimental API has, so the stable reference cannot check their params. */
-const EXPERIMENTAL = new Set(["thread/readState/update", "account/bedrock/checkGovCloudRequirements", "collaborationMode/list", "configRequirements/read"]);
+const EXPERIMENTAL = new Set([
+  "thread/readState/update",
+  "account/bedrock/checkGovCloudRequirements",
+  "collaborationMode/list",
+  "configRequirements/read",
+  "thread/backgroundTerminals/list",
+  "thread/backgroundTerminals/terminate",
+  "thread/backgroundTerminals/clean",
+]);
 
 describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {
   it.each(definitionSamples)("%s", (definition, schema, samples) => {

@@ -205,14 +205,57 @@ describe("commands", () => {
     expect(completedItem(server, "commandExecution")).toMatchObject({ status: "completed", exitCode: 0 });
   });
 
-  it("kills a session still running when the turn ends", async () => {
+  it("keeps a command still running when its turn ends as a background terminal: listed, polled in a later turn, stopped", async () => {
     const marker = `sleep 3${Date.now() % 1000}.5`;
-    const { server } = await launch(execThen(marker, { yield_time_ms: 250 }), { sandbox: "danger-full-access" });
+    const { server, mock } = await launch(
+      [
+        ...execThen(`echo started; read line; echo got:$line; ${marker}`, { yield_time_ms: 250 }, "Left it running."),
+        { items: [{ type: "function_call", name: "write_stdin", arguments: { session_id: 1, chars: "later\n", yield_time_ms: 1000 }, callId: "call_2" }] },
+        { items: [{ type: "message", text: "Polled it." }] },
+      ],
+      { sandbox: "danger-full-access", capabilities: { experimentalApi: true } },
+    );
     const threadId = await startThread(server);
-    await runTurn(server, threadId, "Go.");
-    const item = completedItem(server, "commandExecution");
-    expect(item.status).toBe("failed");
+    const first = await runTurn(server, threadId, "Start it.");
+    expect(first.completed.params.turn.status).toBe("completed");
+    // Its item ends with the turn, still in progress: every item of a turn completes before turn/completed.
+    expect(completedItem(server, "commandExecution")).toMatchObject({ id: "call_1", status: "inProgress", exitCode: null, aggregatedOutput: "started\n" });
+    expect(processesMatching(marker)).not.toEqual([]);
+    const listed = await server.request("thread/backgroundTerminals/list", { threadId });
+    expect(listed.result).toEqual({ data: [expect.objectContaining({ processId: "1", itemId: "call_1", command: expect.stringContaining(marker), osPid: expect.any(Number) })], nextCursor: null });
+    // A later turn reaches it: its work was not lost when the first turn ended.
+    await runTurn(server, threadId, "Poll it.");
+    expect(lastToolOutput(mock.requests[3]!.body)).toContain("got:later");
+    expect((await server.request("thread/backgroundTerminals/terminate", { threadId, processId: "9" })).result).toEqual({ terminated: false });
+    expect((await server.request("thread/backgroundTerminals/terminate", { threadId, processId: "1" })).result).toEqual({ terminated: true });
+    await waitUntil(() => processesMatching(marker).length === 0);
+    expect((await server.request("thread/backgroundTerminals/list", { threadId })).result.data).toEqual([]);
+  });
+
+  it("kills background terminals on clean, when the thread unloads and at shutdown; the methods are experimental", async () => {
+    const marker = `sleep 5${Date.now() % 1000}.5`;
+    const script = [...execThen(`${marker}`, { yield_time_ms: 250 }), ...execThen(`${marker}`, { yield_time_ms: 250 }), ...execThen(`${marker}`, { yield_time_ms: 250 })];
+    const { server } = await launch(script, { sandbox: "danger-full-access", capabilities: { experimentalApi: true }, args: ["-c", "thread_unload_delay_secs=0"] });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "One.");
+    expect(processesMatching(marker)).toHaveLength(1);
+    expect((await server.request("thread/backgroundTerminals/clean", { threadId })).result).toEqual({});
+    await waitUntil(() => processesMatching(marker).length === 0);
+    await runTurn(server, threadId, "Two.");
+    expect(processesMatching(marker)).toHaveLength(1);
+    // Nobody watches the thread any more: it unloads, and its commands die with it.
+    await server.request("thread/unsubscribe", { threadId });
+    await server.waitFor((m) => m.method === "thread/closed", "thread/closed");
+    await waitUntil(() => processesMatching(marker).length === 0);
+    await server.request("thread/resume", { threadId });
+    await runTurn(server, threadId, "Three.");
+    expect(processesMatching(marker)).toHaveLength(1);
+    expect((await server.closeStdin()).code).toBe(0);
     expect(processesMatching(marker)).toEqual([]);
+    const plain = ServerProcess.start();
+    await plain.initialize();
+    expect((await plain.request("thread/backgroundTerminals/list", { threadId })).error).toEqual({ code: -32600, message: "thread/backgroundTerminals/list requires experimentalApi capability" });
+    await plain.closeStdin();
   });
 
   it("interrupt kills a running command and its children", async () => {

@@ -45,6 +45,11 @@ export class ProcessSession {
     return this.child.pid === undefined ? null : String(this.child.pid);
   }
 
+  /** The OS process id, once spawned. */
+  get osPid(): number | null {
+    return this.child.pid ?? null;
+  }
+
   /** The exit, once it happened. */
   get exitStatus(): ProcessExit | null {
     return this.exit;

@@ -53,8 +53,13 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     source: "agent" as const,
     commandActions: parseCommandActions(request.script),
   };
-  const finish = (fields: Partial<Extract<ThreadItem, { type: "commandExecution" }>> & { status: "completed" | "failed" | "declined" }) =>
-    context.emit({ type: "itemCompleted", item: { ...base, aggregatedOutput: null, exitCode: null, durationMs: null, ...fields } });
+  // The item completes once: when the command ends, or (still running) when its turn ends first.
+  let finished = false;
+  const finish = async (fields: Partial<Extract<ThreadItem, { type: "commandExecution" }>> & { status: "completed" | "failed" | "declined" | "inProgress" }) => {
+    if (finished) return;
+    finished = true;
+    await context.emit({ type: "itemCompleted", item: { ...base, aggregatedOutput: null, exitCode: null, durationMs: null, ...fields } });
+  };
 
   const parsed = await parseScript(request.script);
   // An escalated yes covers only escalated runs of the command, a sandboxed yes only sandboxed ones.
@@ -125,16 +130,28 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
 
   const started = context.environment.clock.nowMs();
-  const session = await context.sessions.start(argv, {
-    cwd: request.workdir,
-    env: shell.env,
-    onOutput: (delta) =>
-      void context.emit({
-        type: "notify",
-        method: "item/commandExecution/outputDelta",
-        params: { threadId: context.threadId, turnId: context.turnId, itemId: request.callId, delta },
-      }),
-  });
+  const session = await context.sessions.start(
+    argv,
+    {
+      cwd: request.workdir,
+      env: shell.env,
+      onOutput: (delta) =>
+        void context.emit({
+          type: "notify",
+          method: "item/commandExecution/outputDelta",
+          params: { threadId: context.threadId, turnId: context.turnId, itemId: request.callId, delta },
+        }),
+    },
+    {
+      turnId: context.turnId,
+      itemId: request.callId,
+      command: request.script,
+      cwd: request.workdir,
+      signal: context.signal,
+      // Its turn is over and it still runs (a background terminal): the item ends in progress.
+      detach: () => finish({ status: "inProgress", processId: session.pid, aggregatedOutput: session.aggregatedOutput }),
+    },
+  );
   // The item completes when the process exits, whether the model is still waiting on it or not.
   const completion = session.exited.then((exit) =>
     finish({

@@ -1,5 +1,6 @@
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
+import { offsetPage } from "../../threads/paging.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
 import type { HandlerTable } from "../dispatcher.js";
@@ -37,5 +38,11 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/goal/get": (params) => threads.edits.getGoal(params.threadId),
     "thread/goal/clear": async (params, context) => respond(context, await threads.edits.clearGoal(params.threadId, context.connection)),
     "thread/readState/update": (params) => threads.markRead(params.threadId, params.expectedRevision),
+    "thread/backgroundTerminals/list": (params) => offsetPage(threads.get(params.threadId).terminals.running(), params.cursor, params.limit),
+    "thread/backgroundTerminals/terminate": (params) => ({ terminated: threads.get(params.threadId).terminals.terminate(params.processId) }),
+    "thread/backgroundTerminals/clean": (params) => {
+      threads.get(params.threadId).terminals.clean();
+      return {};
+    },
   };
 }
