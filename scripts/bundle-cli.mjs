@@ -29,7 +29,7 @@ const { metafile } = await build({
   logLevel: "warning",
   metafile: true,
   // The shell parser loads its WebAssembly files from beside its own modules: it must stay in node_modules.
-  external: ["web-tree-sitter", "tree-sitter-bash"],
+  external: ["web-tree-sitter", "tree-sitter-bash", "@lydell/node-pty"],
 });
 
 // `import { z } from "zod"` holds zod's whole namespace, 360 KB of locales included; `import * as z`

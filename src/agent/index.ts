@@ -12,6 +12,7 @@ export { childEnvironment } from "./exec/childEnvironment.js";
 export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
+export type { PtyCommand } from "./exec/ptyCommand.js";
 export { sandboxedArgv } from "./exec/sandbox.js";
 export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
 export { listModels } from "./model/modelCatalog.js";
@@ -35,7 +36,15 @@ export type { PendingInput, TurnMode } from "./turnTypes.js";
 export { checkTurnInput } from "./userInputs.js";
 export { AGENT_STEPS, AgentWarmUp } from "./warmUp.js";
 
+/** A `command/exec` process: on pipes, or on a pseudo-terminal (`tty: true`). */
+export type ExecProcess = import("./exec/oneOffCommand.js").OneOffCommand | import("./exec/ptyCommand.js").PtyCommand;
+
 /** Loads command support (execa and the one-off command runner) on first use. */
 export function loadOneOffCommand(): Promise<typeof import("./exec/oneOffCommand.js")> {
   return import("./exec/oneOffCommand.js");
+}
+
+/** Loads pseudo-terminal support (node-pty) on the first `tty` command. */
+export function loadPtyCommand(): Promise<typeof import("./exec/ptyCommand.js")> {
+  return import("./exec/ptyCommand.js");
 }

@@ -66,3 +66,6 @@ export const CommandExecOutputDeltaNotification = z.object({
   deltaBase64: z.string(),
   capReached: z.boolean(),
 });
+
+/** Params of `command/exec/resize`: the new size of a `tty` command's terminal. */
+export const CommandExecResizeParams = z.object({ processId: z.string(), size: CommandExecTerminalSize });

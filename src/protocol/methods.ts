@@ -10,6 +10,7 @@ import {
   CommandExecParams,
   CommandExecResponse,
   CommandExecTerminateParams,
+  CommandExecResizeParams,
   CommandExecWriteParams,
 } from "./commandExecMethods.js";
 import {
@@ -200,6 +201,7 @@ export const clientRequests = {
   "command/exec": request("CommandExec", CommandExecParams, CommandExecResponse),
   "command/exec/write": request("CommandExecWrite", CommandExecWriteParams, EmptyResponse),
   "command/exec/terminate": request("CommandExecTerminate", CommandExecTerminateParams, EmptyResponse),
+  "command/exec/resize": request("CommandExecResize", CommandExecResizeParams, EmptyResponse),
   "account/read": request("GetAccount", GetAccountParams, GetAccountResponse),
   "account/bedrock/checkGovCloudRequirements": request(
     "CheckGovCloudRequirements",

@@ -1,4 +1,4 @@
-import type { OneOffCommand } from "../agent/index.js";
+import type { ExecProcess } from "../agent/index.js";
 import { invalidRequest } from "../protocol/errors.js";
 import type { ClientConnection } from "./connection.js";
 
@@ -10,7 +10,7 @@ import type { ClientConnection } from "./connection.js";
 export class CommandProcesses {
   // A command is listed from the moment its request arrives (while it is still being set up), so
   // a write or terminate sent right after `command/exec` finds it.
-  private readonly byConnection = new Map<ClientConnection, Map<string | symbol, Promise<OneOffCommand>>>();
+  private readonly byConnection = new Map<ClientConnection, Map<string | symbol, Promise<ExecProcess>>>();
   private readonly closed = new WeakSet<ClientConnection>();
   private stopping = false;
 
@@ -19,7 +19,7 @@ export class CommandProcesses {
    * the connection already has running, and any start once the connection or the server is closing.
    * The command stays listed until it finished (or `launch` failed).
    */
-  start(connection: ClientConnection, processId: string | null, launch: () => Promise<OneOffCommand>): Promise<OneOffCommand> {
+  start(connection: ClientConnection, processId: string | null, launch: () => Promise<ExecProcess>): Promise<ExecProcess> {
     if (this.stopping) throw invalidRequest("command/exec refused: the server is shutting down");
     if (this.closed.has(connection)) throw invalidRequest("command/exec refused: the connection is closing");
     let commands = this.byConnection.get(connection);
@@ -44,7 +44,7 @@ export class CommandProcesses {
   }
 
   /** The connection's command with `processId`, once started; -32600 when there is none. */
-  async get(connection: ClientConnection, processId: string): Promise<OneOffCommand> {
+  async get(connection: ClientConnection, processId: string): Promise<ExecProcess> {
     const started = this.byConnection.get(connection)?.get(processId);
     const command = await started?.catch(() => undefined);
     if (!command) throw invalidRequest(`no active command/exec for process id ${JSON.stringify(processId)}`);
@@ -66,7 +66,7 @@ export class CommandProcesses {
 }
 
 /** Kills each command, including those still being set up (as soon as they start). */
-function terminateAll(commands: Map<string | symbol, Promise<OneOffCommand>>): void {
+function terminateAll(commands: Map<string | symbol, Promise<ExecProcess>>): void {
   for (const started of commands.values()) {
     void started.then(
       (command) => command.terminate(),

@@ -203,6 +203,7 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   ],
   "command/exec/write": [{ processId: "p1", deltaBase64: "aGk=" }, { processId: "p1", closeStdin: true }, { processId: "p1", deltaBase64: "", closeStdin: true }],
   "command/exec/terminate": [{ processId: "p1" }],
+  "command/exec/resize": [{ processId: "p", size: { rows: 24, cols: 80 } }],
   "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
   "thread/compact/start": [{ threadId: "t" }],
   "thread/backgroundTerminals/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],

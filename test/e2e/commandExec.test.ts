@@ -92,6 +92,28 @@ describe("command/exec", () => {
     expect((await sleeper).result.exitCode).toBe(-1);
   });
 
+  it("runs a tty command on a pseudo-terminal: it reads a typed line, and a resize changes what `tput cols` prints", async () => {
+    const { server } = await serve("danger-full-access");
+    const script = 'test -t 0 && echo on-a-tty; read -r line; echo "got:$line"; read -r _; tput cols';
+    const response = server.request("command/exec", { command: ["bash", "-c", script], processId: "pty", tty: true, size: { cols: 100, rows: 30 } });
+    await server.waitFor(() => decoded(deltas(server, "pty")).includes("on-a-tty"), "the terminal check");
+    expect((await server.request("command/exec/write", { processId: "pty", deltaBase64: base64("hello\n") })).result).toEqual({});
+    await server.waitFor(() => decoded(deltas(server, "pty")).includes("got:hello"), "the echoed line");
+    expect((await server.request("command/exec/resize", { processId: "pty", size: { cols: 55, rows: 20 } })).result).toEqual({});
+    await server.request("command/exec/write", { processId: "pty", deltaBase64: base64("\n") });
+    const result = (await response).result;
+    // Streamed, so the response carries no output; stdout and stderr are one stream on a terminal.
+    expect(result).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(decoded(deltas(server, "pty")).trim().split(/\r?\n/).at(-1)).toBe("55");
+    expect(deltas(server, "pty", "stderr")).toEqual([]);
+
+    const piped = server.request("command/exec", { command: ["cat"], processId: "piped", streamStdin: true });
+    const refused = await server.request("command/exec/resize", { processId: "piped", size: { cols: 10, rows: 10 } });
+    expect(refused.error).toEqual({ code: -32600, message: 'command/exec "piped" has no terminal to resize (start it with tty: true)' });
+    await server.request("command/exec/write", { processId: "piped", closeStdin: true });
+    expect((await piped).result.exitCode).toBe(0);
+  });
+
   it("kills a command with everything it started on command/exec/terminate, and at its timeoutMs (exit code 124)", async () => {
     const { server } = await serve("danger-full-access");
     const sleep = marker();
@@ -147,9 +169,9 @@ describe("command/exec", () => {
       code: -32600,
       message: "command/exec tty or streaming requires a client-supplied processId",
     });
-    expect(await error("command/exec", { command: ["true"], processId: "t", tty: true })).toMatchObject({
+    expect(await error("command/exec", { command: ["true"], tty: true })).toEqual({
       code: -32600,
-      message: expect.stringContaining("tty (PTY mode) is not supported"),
+      message: "command/exec tty or streaming requires a client-supplied processId",
     });
     expect(await error("command/exec", { command: ["true"], cwd: "missing" })).toMatchObject({
       code: -32600,
@@ -159,7 +181,10 @@ describe("command/exec", () => {
       code: -32600,
       message: 'no active command/exec for process id "nope"',
     });
-    expect(await error("command/exec/resize", { processId: "nope", size: { rows: 1, cols: 1 } })).toMatchObject({ code: -32601 });
+    expect(await error("command/exec/resize", { processId: "nope", size: { rows: 1, cols: 1 } })).toEqual({
+      code: -32600,
+      message: 'no active command/exec for process id "nope"',
+    });
     // A sandbox that cannot start fails closed: nothing runs unsandboxed.
     expect(await error("command/exec", { command: ["touch", "ran"], sandboxPolicy: { type: "workspaceWrite" } })).toMatchObject({
       code: -32603,

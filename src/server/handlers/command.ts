@@ -3,9 +3,10 @@ import {
   childEnvironment,
   effectiveSettings,
   loadOneOffCommand,
+  loadPtyCommand,
   sandboxedArgv,
   type Host,
-  type OneOffCommand,
+  type ExecProcess,
   type OneOffOptions,
   type OutputChunk,
 } from "../../agent/index.js";
@@ -34,7 +35,7 @@ export interface CommandExecDeps {
   readonly processes: CommandProcesses;
 }
 
-type CommandExecHandlers = Pick<HandlerTable, "command/exec" | "command/exec/write" | "command/exec/terminate">;
+type CommandExecHandlers = Pick<HandlerTable, "command/exec" | "command/exec/write" | "command/exec/terminate" | "command/exec/resize">;
 
 /**
  * `command/exec` and its follow-ups: a command outside any turn, sandboxed like a turn's commands
@@ -45,12 +46,10 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
   return {
     "command/exec": async (params, { connection }) => {
       if (params.command.length === 0) throw invalidRequest("command must not be empty");
-      if (params.tty) {
-        throw invalidRequest("command/exec tty (PTY mode) is not supported by agent-app-server; use streamStdin and streamStdoutStderr (pipes) instead");
-      }
       const processId = params.processId ?? null;
-      const streamOutput = params.streamStdoutStderr ?? false;
-      if (processId === null && (streamOutput || params.streamStdin)) {
+      // As in Codex, a terminal implies streaming both ways.
+      const streamOutput = (params.tty || params.streamStdoutStderr) ?? false;
+      if (processId === null && (streamOutput || params.streamStdin || params.tty)) {
         throw invalidRequest("command/exec tty or streaming requires a client-supplied processId");
       }
       const onOutput = streamOutput
@@ -82,6 +81,12 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
       (await deps.processes.get(connection, params.processId)).terminate();
       return {};
     },
+    "command/exec/resize": async (params, { connection }) => {
+      const command = await deps.processes.get(connection, params.processId);
+      if (!("resize" in command)) throw invalidRequest(`command/exec ${JSON.stringify(params.processId)} has no terminal to resize (start it with tty: true)`);
+      command.resize(params.size.cols, params.size.rows);
+      return {};
+    },
   };
 }
 
@@ -89,7 +94,7 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
  * Starts the command: in its cwd (relative to the server's), wrapped for its sandbox policy (the
  * request's, else the configured one), with the configured environment plus the request's overrides.
  */
-async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<OneOffCommand> {
+async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<ExecProcess> {
   const config = deps.config();
   const { host } = deps;
   const { cwd, sandbox } = effectiveSettings(config, null, { cwd: params.cwd, sandboxPolicy: params.sandboxPolicy }, host);
@@ -104,16 +109,17 @@ async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput
     bwrapPath: config.bwrap_path,
   });
   if ("problem" in sandboxed) throw rpcError(ErrorCode.InternalError, sandboxed.problem);
-  // Command support (execa) loads with the first command, not at start-up.
-  const { OneOffCommand } = await loadOneOffCommand();
-  return new OneOffCommand(sandboxed.argv, {
+  const options: OneOffOptions = {
     cwd,
     env: withOverrides(childEnvironment(config.shell_environment_policy, host.env), params.env),
-    pipeStdin: params.streamStdin ?? false,
+    pipeStdin: (params.tty || params.streamStdin) ?? false,
     outputBytesCap: params.disableOutputCap ? null : (params.outputBytesCap ?? DEFAULT_OUTPUT_BYTES_CAP),
     timeoutMs: params.disableTimeout ? null : (params.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     onOutput,
-  });
+  };
+  // Command support (execa, node-pty) loads with the first command that needs it, not at start-up.
+  if (params.tty) return new (await loadPtyCommand()).PtyCommand(sandboxed.argv, options, params.size ?? null);
+  return new (await loadOneOffCommand()).OneOffCommand(sandboxed.argv, options);
 }
 
 /** The environment with the request's overrides applied: a value sets a variable, null unsets it. */
