@@ -83,3 +83,15 @@ export const FuzzyFileSearchResult = z.object({
 
 /** Result of `fuzzyFileSearch`: best match first; empty when the search was cancelled. */
 export const FuzzyFileSearchResponse = z.object({ files: z.array(FuzzyFileSearchResult) });
+
+/** Params of `fs/watch`: notify `fs/changed` under the connection-scoped `watchId` when the file or directory (recursively) changes. */
+export const FsWatchParams = z.object({ path: AbsolutePath, watchId: z.string() });
+
+/** Result of `fs/watch`: the canonical (real) path watched. */
+export const FsWatchResponse = z.object({ path: z.string() });
+
+/** Params of `fs/unwatch`. */
+export const FsUnwatchParams = z.object({ watchId: z.string() });
+
+/** `fs/changed`: paths that changed under a watch, gathered over a short interval. */
+export const FsChangedNotification = z.object({ watchId: z.string(), changedPaths: z.array(z.string()) });

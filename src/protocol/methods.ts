@@ -47,6 +47,10 @@ import {
 import { ModelListParams, ModelListResponse } from "./modelMethods.js";
 import {
   FsCopyParams,
+  FsChangedNotification,
+  FsUnwatchParams,
+  FsWatchParams,
+  FsWatchResponse,
   FsCreateDirectoryParams,
   FsGetMetadataParams,
   FsGetMetadataResponse,
@@ -224,6 +228,8 @@ export const clientRequests = {
   "fs/readDirectory": request("FsReadDirectory", FsReadDirectoryParams, FsReadDirectoryResponse),
   "fs/remove": request("FsRemove", FsRemoveParams, EmptyResponse),
   "fs/copy": request("FsCopy", FsCopyParams, EmptyResponse),
+  "fs/watch": request("FsWatch", FsWatchParams, FsWatchResponse),
+  "fs/unwatch": request("FsUnwatch", FsUnwatchParams, EmptyResponse),
   fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
   "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse, "threadHint"),
 } as const satisfies Record<string, RequestSpec>;
@@ -265,6 +271,7 @@ export const serverNotifications = {
   ),
   "item/reasoning/textDelta": notification("ReasoningTextDeltaNotification", ReasoningTextDeltaNotification),
   "command/exec/outputDelta": notification("CommandExecOutputDeltaNotification", CommandExecOutputDeltaNotification),
+  "fs/changed": notification("FsChangedNotification", FsChangedNotification),
   error: notification("ErrorNotification", ErrorNotification),
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),

@@ -16,6 +16,7 @@ import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { serverRoots } from "../workspace/allowedRoots.js";
 import type { ClientHub } from "./clientHub.js";
 import { CommandProcesses } from "./commandProcesses.js";
+import { FsWatches } from "./fsWatches.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { commandExecHandlers } from "./handlers/command.js";
@@ -73,6 +74,7 @@ export class AppServer implements ConnectionHost {
   /** The configuration, as `config/*` writes change it. */
   readonly configStore: ConfigStore;
   private readonly commandProcesses = new CommandProcesses();
+  private readonly fsWatches = new FsWatches();
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly parts: AppServerParts) {
@@ -123,6 +125,7 @@ export class AppServer implements ConnectionHost {
       for (const connection of connections) connection.stopReading();
       // A running command/exec is a request still unanswered: kill it so it answers now.
       this.commandProcesses.stop();
+      this.fsWatches.stop();
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
       await this.parts.mcp.close();
@@ -156,7 +159,7 @@ export class AppServer implements ConnectionHost {
       ...turnHandlers(this.threads),
       ...reviewHandlers(this.threads),
       ...startupQuestionHandlers(),
-      ...fsHandlers(roots),
+      ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp),
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),

@@ -242,6 +242,8 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "fs/readDirectory": [{ path: "/tmp/w" }],
   "fs/remove": [{ path: "/tmp/w/d" }, { path: "/tmp/w/d", recursive: false, force: null }],
   "fs/copy": [{ sourcePath: "/tmp/w/a", destinationPath: "/tmp/w/b" }, { sourcePath: "/tmp/w/a", destinationPath: "/tmp/w/b", recursive: true }],
+  "fs/watch": [{ path: "/tmp/w", watchId: "w1" }],
+  "fs/unwatch": [{ watchId: "w1" }],
   fuzzyFileSearch: [
     { query: "main", roots: ["/tmp/w"] },
     { query: "", roots: [], cancellationToken: null },

@@ -97,6 +97,45 @@ describe("fs/*", () => {
     expect(missing.data).toEqual({ code: "ENOENT", path: path.join(workspace, "a") });
   });
 
+  it("watches a directory tree and a file: fs/changed names what changed, until fs/unwatch", async () => {
+    const { server, workspace } = await serve();
+    const changed = (watchId: string, file: string) =>
+      server.waitFor((m) => m.method === "fs/changed" && m.params.watchId === watchId && m.params.changedPaths.includes(file), `fs/changed ${watchId} ${file}`);
+    write(path.join(workspace, "src", "keep.txt"));
+    expect(await ok(server, "fs/watch", { path: workspace, watchId: "tree" })).toEqual({ path: workspace });
+    const single = path.join(workspace, "notes.md");
+    write(single, "one");
+    expect(await ok(server, "fs/watch", { path: single, watchId: "file" })).toEqual({ path: single });
+    const deep = path.join(workspace, "src", "deep.ts");
+    write(deep, "export {};");
+    await changed("tree", deep);
+    // An editor that saves by writing a copy and renaming it over the file is still seen.
+    writeFileSync(`${single}.tmp`, "two");
+    execFileSync("mv", [`${single}.tmp`, single]);
+    await changed("file", single);
+    expect(server.messages.filter((m) => m.method === "fs/changed" && m.params.watchId === "file").flatMap((m) => m.params.changedPaths)).toEqual(
+      expect.arrayContaining([single]),
+    );
+    expect(server.messages.some((m) => m.method === "fs/changed" && m.params.watchId === "file" && m.params.changedPaths.includes(deep))).toBe(false);
+    expect(await fails(server, "fs/watch", { path: workspace, watchId: "tree" })).toMatchObject({ code: -32600, message: 'fs/watch id "tree" is already in use on this connection' });
+    expect(await ok(server, "fs/unwatch", { watchId: "tree" })).toEqual({});
+    expect(await fails(server, "fs/unwatch", { watchId: "tree" })).toEqual({ code: -32600, message: 'no fs/watch with id "tree" on this connection' });
+    await ok(server, "fs/unwatch", { watchId: "file" });
+    // A watch still running sees the next change; the stopped ones, watching the same places, do not.
+    await ok(server, "fs/watch", { path: workspace, watchId: "control" });
+    const after = path.join(workspace, "after.txt");
+    write(after);
+    await changed("control", after);
+    expect(server.messages.filter((m) => m.method === "fs/changed" && m.params.watchId !== "control" && m.params.changedPaths.includes(after))).toEqual([]);
+
+    const outside = tempDir("aas-fs-out-");
+    expect((await fails(server, "fs/watch", { path: outside, watchId: "out" })).message).toContain(`${outside} is outside the allowed roots`);
+    symlinkSync(outside, path.join(workspace, "link"));
+    expect((await fails(server, "fs/watch", { path: path.join(workspace, "link"), watchId: "link" })).message).toContain("is outside the allowed roots");
+    expect((await fails(server, "fs/watch", { path: path.join(workspace, "missing"), watchId: "m" })).message).toContain("does not exist");
+    expect((await fails(server, "fs/watch", { path: "relative", watchId: "r" })).code).toBe(-32602);
+  });
+
   it("refuses relative paths, escapes through .. or symlinks, missing files and oversized reads", async () => {
     const { server, workspace } = await serve();
     const outside = tempDir("aas-fs-outside-");

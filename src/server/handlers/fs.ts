@@ -1,16 +1,31 @@
+import { realpath } from "node:fs/promises";
 import { invalidRequest } from "../../protocol/errors.js";
+import type { Clock } from "../../runtime/clock.js";
+import type { Logger } from "../../runtime/logger.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError, type ConfinedFs } from "../../workspace/confinedFs.js";
 import type { HandlerTable } from "../dispatcher.js";
+import type { FsWatches } from "../fsWatches.js";
+import { createNotification } from "../notifications.js";
 import { reportingFsErrors } from "./fsFailure.js";
 
 type FsHandlers = Pick<
   HandlerTable,
-  "fs/readFile" | "fs/writeFile" | "fs/createDirectory" | "fs/getMetadata" | "fs/readDirectory" | "fs/remove" | "fs/copy"
+  "fs/readFile" | "fs/writeFile" | "fs/createDirectory" | "fs/getMetadata" | "fs/readDirectory" | "fs/remove" | "fs/copy" | "fs/watch" | "fs/unwatch"
 >;
+
+/** What `fs/watch` needs besides the roots: the connections' watches, and the clock that stamps `fs/changed`. */
+export interface FsWatchDeps {
+  readonly watches: FsWatches;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
 
 /** Largest file `fs/readFile` returns; its answer is a third larger again, as base64 on one line. */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
+
+/** Why a watch could not start, for the errno codes peculiar to watching. */
+const WATCH_REASONS: Record<string, string> = { ENOSPC: "cannot be watched: the system's limit of file watches (inotify) is reached" };
 
 const NO_DIRECTORY = "cannot be written: its directory does not exist (create it with fs/createDirectory)";
 
@@ -19,7 +34,7 @@ const NO_DIRECTORY = "cannot be written: its directory does not exist (create it
  * goes through the roots' {@link ConfinedFs}: each path component is opened relative to a checked
  * directory, so what was checked is what is touched even while the tree changes underneath.
  */
-export function fsHandlers(roots: () => AllowedRoots): FsHandlers {
+export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger }: FsWatchDeps): FsHandlers {
   const run = <T>(method: string, shownPath: string, operation: (files: ConfinedFs) => Promise<T>, reasons?: Record<string, string>) =>
     reportingFsErrors(method, shownPath, async () => operation(await roots().confined()), reasons);
   return {
@@ -53,6 +68,31 @@ export function fsHandlers(roots: () => AllowedRoots): FsHandlers {
     "fs/readDirectory": async (params) => {
       const entries = await run("fs/readDirectory", params.path, (files) => files.readDirectory(params.path));
       return { entries: entries.map(({ name, isDirectory, isFile }) => ({ fileName: name, isDirectory, isFile })) };
+    },
+    "fs/watch": async (params, { connection }) => {
+      // The real path is watched, and it must be inside the roots (a symlink out of them is refused).
+      const { target, isDirectory } = await run("fs/watch", params.path, async (files) => {
+        const info = await files.stat(params.path);
+        const real = await realpath(params.path);
+        files.check(real, "read", params.path);
+        return { target: real, isDirectory: info.isDirectory() };
+      }, WATCH_REASONS);
+      const { PathWatcher } = await import("../../workspace/pathWatcher.js");
+      await reportingFsErrors("fs/watch", params.path, async () =>
+        watches.add(connection, params.watchId, () =>
+          new PathWatcher(
+            target,
+            isDirectory,
+            (changedPaths) => void connection.notify(createNotification(clock, "fs/changed", { watchId: params.watchId, changedPaths })),
+            (error) => logger.warn({ err: error, watchId: params.watchId, path: target }, "an fs/watch stopped"),
+          ),
+        ),
+      WATCH_REASONS);
+      return { path: target };
+    },
+    "fs/unwatch": (params, { connection }) => {
+      if (!watches.remove(connection, params.watchId)) throw invalidRequest(`no fs/watch with id ${JSON.stringify(params.watchId)} on this connection`);
+      return {};
     },
     "fs/remove": async (params) => {
       // The entry itself: removing a symlink never touches what it points to.
