@@ -125,7 +125,7 @@ export function turnSettingsRequest(params: TurnStartParams): SettingsRequest {
 function sandboxPolicy(mode: SandboxMode, config: Config): SandboxPolicy {
   switch (mode) {
     case "read-only":
-      return { type: "readOnly" };
+      return { type: "readOnly", networkAccess: false };
     case "danger-full-access":
       return { type: "dangerFullAccess" };
     case "workspace-write": {

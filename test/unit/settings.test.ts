@@ -11,7 +11,7 @@ describe("effective settings: one function for every method", () => {
       cwd: "/srv/work",
       approvalPolicy: "on-request",
       approvalsReviewer: "user",
-      sandbox: { type: "readOnly" },
+      sandbox: { type: "readOnly", networkAccess: false },
       reasoningEffort: null,
       reasoningSummary: null,
       serviceTier: null,
