@@ -10,6 +10,7 @@ import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
+import { runUserShellCommand } from "./userShell.js";
 import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
@@ -130,6 +131,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       await job.emit({ type: "itemCompleted", item });
     };
     if (job.mode.kind === "compact") return await compact();
+    if (job.mode.kind === "userShell") return await record(await runUserShellCommand(job.mode.shell, toolContext, job.newItemId()));
     if (job.mode.kind === "review") await startReview(job, job.mode.review, history);
     let inputs = job.input.take();
     for (;;) {

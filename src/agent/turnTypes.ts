@@ -4,6 +4,7 @@
  */
 import type { UserInput } from "../protocol/userInput.js";
 import type { ReviewRequest } from "./review.js";
+import type { UserShellCommand } from "./userShell.js";
 
 /** User input waiting to enter a turn: the initial input, or input steered in later. */
 export interface PendingInput {
@@ -23,6 +24,11 @@ export interface TurnInputQueue {
 
 /**
  * What kind of turn: the agent loop, a compaction that only summarizes the history
- * (`thread/compact/start`), or a review of code changes (`review/start`).
+ * (`thread/compact/start`), a review of code changes (`review/start`), or the user's own shell
+ * command (`thread/shellCommand`).
  */
-export type TurnMode = { readonly kind: "regular" } | { readonly kind: "compact" } | { readonly kind: "review"; readonly review: ReviewRequest };
+export type TurnMode =
+  | { readonly kind: "regular" }
+  | { readonly kind: "compact" }
+  | { readonly kind: "review"; readonly review: ReviewRequest }
+  | { readonly kind: "userShell"; readonly shell: UserShellCommand };

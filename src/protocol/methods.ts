@@ -81,6 +81,7 @@ import {
   EmptyResponse,
   ThreadForkParams,
   ThreadIdParams,
+  ThreadShellCommandParams,
   ThreadListParams,
   ThreadListResponse,
   ThreadLoadedListParams,
@@ -184,6 +185,7 @@ export const clientRequests = {
   "thread/unsubscribe": threadRequest("ThreadUnsubscribe", ThreadIdParams, ThreadUnsubscribeResponse),
   "review/start": threadRequest("ReviewStart", ReviewStartParams, ReviewStartResponse),
   "thread/compact/start": threadRequest("ThreadCompactStart", ThreadIdParams, EmptyResponse),
+  "thread/shellCommand": threadRequest("ThreadShellCommand", ThreadShellCommandParams, EmptyResponse),
   "thread/backgroundTerminals/list": experimentalThreadRequest(
     "ThreadBackgroundTerminalsList",
     ThreadBackgroundTerminalsListParams,

@@ -181,3 +181,11 @@ export type ThreadReadStateUpdateParams = z.infer<typeof ThreadReadStateUpdatePa
 
 /** Result of `thread/readState/update`. */
 export const ThreadReadStateUpdateResponse = z.object({ readState: ThreadReadState });
+
+/** Params of `thread/shellCommand`: a shell string the user typed, run unsandboxed in the thread's cwd (default timeout one hour). */
+export const ThreadShellCommandParams = z.object({
+  threadId: z.string(),
+  command: z.string(),
+  timeoutMs: z.number().int().nonnegative().nullable().optional(),
+});
+export type ThreadShellCommandParams = z.infer<typeof ThreadShellCommandParams>;

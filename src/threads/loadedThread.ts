@@ -31,7 +31,7 @@ import { invalidRequest } from "../protocol/errors.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { ReviewStartParams } from "../protocol/reviewMethods.js";
 import type { Thread, ThreadStatus } from "../protocol/thread.js";
-import type { ThreadSessionResponse } from "../protocol/threadMethods.js";
+import type { ThreadSessionResponse, ThreadShellCommandParams } from "../protocol/threadMethods.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
 import type { Activity } from "../runtime/activity.js";
@@ -153,6 +153,16 @@ export class LoadedThread<S> {
     const turn = await this.beginTurn();
     turn.closeInput();
     return { result: {}, after: () => this.announceAndRun(turn, null, { kind: "compact" }) };
+  }
+
+  /** `thread/shellCommand`: the user's own command, run as a turn of its own with no model call, once any running turn has ended. */
+  async shellCommand(params: ThreadShellCommandParams): Promise<Outcome<Record<string, never>>> {
+    await this.ending;
+    if (this.active) throw invalidRequest(`thread ${this.id} is running a turn; run the shell command once it ends`);
+    const turn = await this.beginTurn();
+    turn.closeInput();
+    const shell = { command: params.command, timeoutMs: params.timeoutMs ?? null };
+    return { result: {}, after: () => this.announceAndRun(turn, null, { kind: "userShell", shell }) };
   }
 
   /** `review/start`: a review turn on this thread over the changes git shows for the target. */

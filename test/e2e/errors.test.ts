@@ -60,9 +60,9 @@ describe("error answers", () => {
   it("answers a Codex method we do not implement with -32601 saying so", async () => {
     const server = ServerProcess.start();
     await server.initialize();
-    const response = await server.request("thread/shellCommand", { threadId: "01a00000-0000-7000-8000-000000000000", command: "ls" });
+    const response = await server.request("feedback/save", { classification: "bug", savePath: "/tmp/feedback.zip" });
     expect(response.error.code).toBe(-32601);
-    expect(response.error.message).toMatch(/^Method not implemented: thread\/shellCommand/);
+    expect(response.error.message).toMatch(/^Method not implemented: feedback\/save/);
   });
 
   it("answers invalid params with -32602 naming each field path", async () => {

@@ -258,6 +258,31 @@ describe("commands", () => {
     await plain.closeStdin();
   });
 
+  it("runs the user's thread/shellCommand as a turn of its own, unsandboxed and unasked, and the next turn's model sees it", async () => {
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "Seen." }] }], { approval: "untrusted", sandbox: "read-only" });
+    const workspace = tempDir("aas-user-shell-");
+    const threadId = await startThread(server, { cwd: workspace });
+    expect((await server.request("thread/shellCommand", { threadId, command: "echo hi-there > made-by-user.txt; cat made-by-user.txt; exit 3" })).result).toEqual({});
+    const completed = await server.waitFor((m) => m.method === "turn/completed", "the shell command's turn");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(completedItem(server, "commandExecution")).toMatchObject({
+      source: "userShell",
+      status: "failed",
+      exitCode: 3,
+      aggregatedOutput: "hi-there\n",
+      cwd: workspace,
+      commandActions: [{ type: "unknown", command: "echo hi-there > made-by-user.txt; cat made-by-user.txt; exit 3" }],
+    });
+    // Neither the sandbox (read-only) nor the policy (untrusted) applies to what the user typed.
+    expect(existsSync(path.join(workspace, "made-by-user.txt"))).toBe(true);
+    expect(server.messages.filter((m) => m.method === "item/commandExecution/requestApproval")).toEqual([]);
+    expect(mock.requests).toHaveLength(0);
+    await runTurn(server, threadId, "What did I run?");
+    const input = JSON.stringify(mock.requests[0]!.body.input);
+    expect(input).toContain("<user_shell_command>");
+    expect(input).toContain("hi-there");
+  });
+
   it("interrupt kills a running command and its children", async () => {
     const marker = `sleep 4${Date.now() % 1000}.5`;
     const { server } = await launch(execThen(`${marker} & ${marker} & wait`, { yield_time_ms: 30000 }), { sandbox: "danger-full-access" });

@@ -34,6 +34,7 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.get(params.threadId).compact()),
+    "thread/shellCommand": async (params, context) => respond(context, await threads.get(params.threadId).shellCommand(params)),
     "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
     "thread/goal/get": (params) => threads.edits.getGoal(params.threadId),
     "thread/goal/clear": async (params, context) => respond(context, await threads.edits.clearGoal(params.threadId, context.connection)),
