@@ -66,3 +66,40 @@ export const ListMcpServerStatusResponse = z.object({
   data: z.array(McpServerStatus),
   nextCursor: z.string().nullable().optional(),
 });
+
+/** Params of `mcpServer/tool/call`: a tool of a ready MCP server, called by the client directly (no approval: the client asked). */
+export const McpServerToolCallParams = z.object({
+  threadId: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  arguments: z.unknown().optional(),
+  _meta: z.unknown().optional(),
+});
+
+/** Result of `mcpServer/tool/call`: what the tool returned. */
+export const McpServerToolCallResponse = z.object({
+  content: z.array(z.unknown()),
+  structuredContent: z.unknown().optional(),
+  isError: z.boolean().nullable().optional(),
+  _meta: z.unknown().optional(),
+});
+
+/** Params of `mcpServer/resource/read`. */
+export const McpResourceReadParams = z.object({
+  server: z.string(),
+  uri: z.string(),
+  threadId: z.string().nullable().optional(),
+  connectorId: z.string().nullable().optional(),
+  originCallId: z.string().nullable().optional(),
+  target: z.unknown().optional(),
+  _meta: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+/** One content of a read resource: text, or binary as base64. */
+export const ResourceContent = z.union([
+  z.object({ uri: z.string(), mimeType: z.string().nullable().optional(), text: z.string() }),
+  z.object({ uri: z.string(), mimeType: z.string().nullable().optional(), blob: z.string() }),
+]);
+
+/** Result of `mcpServer/resource/read`. */
+export const McpResourceReadResponse = z.object({ contents: z.array(ResourceContent), originCallId: z.string().nullable().optional() });

@@ -64,7 +64,15 @@ import {
   FuzzyFileSearchResponse,
 } from "./fsMethods.js";
 import { InitializeParams, InitializeResponse } from "./initialize.js";
-import { ListMcpServerStatusParams, ListMcpServerStatusResponse, McpServerStatusUpdatedNotification } from "./mcpMethods.js";
+import {
+  ListMcpServerStatusParams,
+  ListMcpServerStatusResponse,
+  McpResourceReadParams,
+  McpResourceReadResponse,
+  McpServerStatusUpdatedNotification,
+  McpServerToolCallParams,
+  McpServerToolCallResponse,
+} from "./mcpMethods.js";
 import {
   CollaborationModeListResponse,
   GetAccountParams,
@@ -234,6 +242,9 @@ export const clientRequests = {
   "fs/unwatch": request("FsUnwatch", FsUnwatchParams, EmptyResponse),
   fuzzyFileSearch: request("FuzzyFileSearch", FuzzyFileSearchParams, FuzzyFileSearchResponse),
   "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse, "threadHint"),
+  "mcpServer/tool/call": threadRequest("McpServerToolCall", McpServerToolCallParams, McpServerToolCallResponse),
+  "mcpServer/resource/read": request("McpResourceRead", McpResourceReadParams, McpResourceReadResponse, "threadHint"),
+  "config/mcpServer/reload": request("McpServerRefresh", z.object({}).nullable().optional(), EmptyResponse),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */

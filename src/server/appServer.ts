@@ -24,6 +24,7 @@ import { configHandlers } from "./handlers/config.js";
 import { fileSearchHandlers } from "./handlers/fuzzyFileSearch.js";
 import { fsHandlers } from "./handlers/fs.js";
 import { initializeHandler } from "./handlers/initialize.js";
+import { mcpServerHandlers } from "./handlers/mcpServer.js";
 import { mcpHandlers } from "./handlers/mcpServerStatus.js";
 import { modelHandlers } from "./handlers/model.js";
 import { reviewHandlers } from "./handlers/review.js";
@@ -162,8 +163,9 @@ export class AppServer implements ConnectionHost {
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp),
+      ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId) }),
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
-      ...configHandlers({ store: this.configStore }),
+      ...configHandlers({ store: this.configStore, reloadMcpServers: () => mcp.reload(this.configStore.current.mcp_servers ?? {}) }),
       ...modelHandlers({ store: this.configStore, host }),
     };
   }

@@ -35,6 +35,7 @@ server.registerTool("slow", { description: "Takes its time." }, async (extra) =>
   });
   return { content: [{ type: "text", text: "finally" }] };
 });
+server.registerResource("readme", "memo://readme", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "calc readme" }] }));
 if (process.argv.includes("--stubborn")) {
   process.on("SIGTERM", () => undefined);
   setInterval(() => undefined, 1000);
@@ -68,6 +69,29 @@ function mcpItems(server: ServerProcess, method: string): any[] {
 }
 
 describe("MCP servers", () => {
+  it("lets a client call a tool and read a resource itself, and reloads [mcp_servers] restarting only what changed", async () => {
+    const script = mcpServerScript();
+    const { server } = await launch([], { args: mcpArgs("calc", stdioTable(script)) });
+    await waitForStatus(server, "calc", "ready");
+    const threadId = await startThread(server);
+    const called = await server.request("mcpServer/tool/call", { threadId, server: "calc", tool: "add", arguments: { a: 2, b: 5 } });
+    expect(called.result).toEqual({ content: [{ type: "text", text: "The sum is 7" }], isError: false });
+    expect((await server.request("mcpServer/tool/call", { threadId, server: "calc", tool: "nope" })).error).toEqual({ code: -32600, message: "MCP server `calc` has no tool `nope`" });
+    expect((await server.request("mcpServer/tool/call", { threadId, server: "other", tool: "add" })).error).toEqual({ code: -32600, message: "no MCP server named `other` is configured" });
+    const read = await server.request("mcpServer/resource/read", { server: "calc", uri: "memo://readme" });
+    expect(read.result).toEqual({ contents: [{ uri: "memo://readme", mimeType: "text/plain", text: "calc readme" }] });
+    expect((await server.request("mcpServer/resource/read", { server: "calc", uri: "memo://missing" })).error.message).toContain("could not read memo://missing");
+
+    // A server added to config.toml starts on reload; the unchanged one keeps running (no second start).
+    const write = await server.request("config/value/write", { keyPath: "mcp_servers.extra", value: { command: process.execPath, args: [script] }, mergeStrategy: "replace" });
+    expect(write.error).toBeUndefined();
+    expect((await server.request("config/mcpServer/reload", null)).result).toEqual({});
+    await waitForStatus(server, "extra", "ready");
+    const starts = server.messages.filter((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "starting").map((m) => m.params.name);
+    expect(starts).toEqual(["calc", "extra"]);
+    expect((await server.request("mcpServer/tool/call", { threadId, server: "extra", tool: "add", arguments: { a: 1, b: 1 } })).result.content).toEqual([{ type: "text", text: "The sum is 2" }]);
+  });
+
   it("offers a stdio server's tools as mcp__<server>__<tool>, runs calls as mcpToolCall items, lists status, leaves no process behind", async () => {
     const script = mcpServerScript();
     const { server, mock } = await launch(

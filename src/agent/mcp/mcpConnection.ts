@@ -26,9 +26,16 @@ export interface McpConnection {
   readonly capabilities: ReturnType<Client["getServerCapabilities"]> | null;
   /** Calls `tool`; an interrupted call rejects with `signal`'s reason. */
   callTool(tool: string, args: Record<string, unknown>, options: { readonly signal: AbortSignal; readonly timeoutMs: number }): Promise<McpCallOutcome>;
+  /** Reads a resource the server offers (`resources/read`); rejects with the server's error. */
+  readResource(uri: string, options: { readonly timeoutMs: number }): Promise<readonly McpResourceContent[]>;
   /** Ends the connection, killing a stdio server that does not exit when its stdin closes. */
   close(): Promise<void>;
 }
+
+/** One content of a read resource: text, or binary as base64 (`blob`). */
+export type McpResourceContent =
+  | { readonly uri: string; readonly mimeType?: string | null; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string | null; readonly blob: string };
 
 /** Why a server could not start, in words for the user (the `error` of its failed status). */
 export class McpStartupError extends Error {}
@@ -84,6 +91,14 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
       serverInfo: client.getServerVersion() ?? null,
       capabilities: client.getServerCapabilities() ?? null,
       close,
+      async readResource(uri, { timeoutMs }) {
+        const result = await client.readResource({ uri }, { timeout: timeoutMs });
+        return result.contents.map((content) =>
+          "text" in content && typeof content.text === "string"
+            ? { uri: content.uri, mimeType: content.mimeType ?? null, text: content.text }
+            : { uri: content.uri, mimeType: content.mimeType ?? null, blob: String((content as { blob?: unknown }).blob ?? "") },
+        );
+      },
       async callTool(tool, args, { signal, timeoutMs }) {
         try {
           const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs });

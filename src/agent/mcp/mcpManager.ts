@@ -77,6 +77,39 @@ export class McpManager {
     return this.servers().flatMap((entry) => (entry.state.status === "ready" ? entry.state.tools : []));
   }
 
+  /** The ready connection of server `name`, with its tool timeout; or why there is none, in words for the client. */
+  connection(name: string): { readonly connection: McpConnection; readonly timeoutMs: number } | { readonly problem: string } {
+    const entry = this.entries.get(name);
+    if (!entry) return { problem: `no MCP server named \`${name}\` is configured` };
+    const { state } = entry;
+    if (state.status === "ready") return { connection: state.connection, timeoutMs: (entry.config.tool_timeout_sec ?? DEFAULT_TOOL_TIMEOUT_SEC) * 1000 };
+    if (state.status === "failed") return { problem: state.error };
+    return { problem: `MCP server \`${name}\` is ${state.status === "disabled" ? "disabled (enabled = false)" : "still starting"}` };
+  }
+
+  /**
+   * `config/mcpServer/reload`: the servers of the config as it is now. Servers that were removed
+   * or changed are stopped; new and changed ones start; unchanged ones keep running untouched.
+   */
+  async reload(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    const stops: Promise<void>[] = [];
+    for (const [name, entry] of this.entries) {
+      const next = servers[name];
+      if (next !== undefined && JSON.stringify(next) === JSON.stringify(entry.config)) continue;
+      if (entry.state.status === "ready") stops.push(entry.state.connection.close());
+      this.entries.delete(name);
+    }
+    await Promise.all(stops);
+    for (const [name, config] of Object.entries(servers).sort(([a], [b]) => a.localeCompare(b))) {
+      if (this.entries.has(name)) continue;
+      this.entries.set(name, { name, config, state: config.enabled === false ? { status: "disabled" } : { status: "starting" } });
+      if (config.enabled === false) continue;
+      this.options.onStatus({ name, status: "starting" });
+      this.startups.push(this.connect(name, config));
+    }
+  }
+
   /** Stops servers still starting and closes every connection (killing stdio servers that linger). */
   async close(): Promise<void> {
     this.stopping.abort();
@@ -104,15 +137,21 @@ export class McpManager {
       if (!(error instanceof McpStartupError)) this.options.logger.error({ err: error, mcpServer: name }, "MCP server start failed unexpectedly");
       return this.fail(name, config, (error as Error).message);
     }
-    // Shut down while the last step was finishing: the connection is closed, not offered.
-    if (this.stopping.signal.aborted) return void (await connection.close());
+    // Shut down, or removed or changed by a reload, while it was starting: closed, not offered.
+    if (this.stopping.signal.aborted || !this.isCurrent(name, config)) return void (await connection.close());
     const tools = mcpTools(name, connection, (config.tool_timeout_sec ?? DEFAULT_TOOL_TIMEOUT_SEC) * 1000);
     this.entries.set(name, { name, config, state: { status: "ready", connection, tools } });
     this.options.logger.info({ mcpServer: name, tools: connection.tools.length }, "MCP server ready");
     this.options.onStatus({ name, status: "ready" });
   }
 
+  /** Whether `config` is still what server `name` runs with (a reload may have replaced or removed it). */
+  private isCurrent(name: string, config: McpServerConfig): boolean {
+    return this.entries.get(name)?.config === config;
+  }
+
   private fail(name: string, config: McpServerConfig, reason: string): void {
+    if (!this.isCurrent(name, config)) return;
     const error = `MCP server \`${name}\` failed: ${reason}`;
     this.entries.set(name, { name, config, state: { status: "failed", error } });
     this.options.logger.warn({ mcpServer: name }, error);

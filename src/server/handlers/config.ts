@@ -7,15 +7,17 @@ import type { HandlerTable } from "../dispatcher.js";
 /** What the configuration methods read and write. */
 export interface ConfigDeps {
   readonly store: ConfigStore;
+  /** Restarts the MCP servers whose config changed (`config/mcpServer/reload`). */
+  readonly reloadMcpServers: () => Promise<void>;
 }
 
 type ConfigHandlers = Pick<
   HandlerTable,
-  "config/read" | "configRequirements/read" | "config/value/write" | "config/batchWrite"
+  "config/read" | "configRequirements/read" | "config/value/write" | "config/batchWrite" | "config/mcpServer/reload"
 >;
 
 /** `config/read`, `configRequirements/read` and the config writes. */
-export function configHandlers({ store }: ConfigDeps): ConfigHandlers {
+export function configHandlers({ store, reloadMcpServers }: ConfigDeps): ConfigHandlers {
   const write = async (edits: readonly ConfigEdit[], filePath: string | null | undefined, expectedVersion: string | null | undefined) => {
     if (filePath && filePath !== store.file) throw invalidRequest(`only the user config ${store.file} can be written, not ${filePath}`);
     try {
@@ -46,6 +48,11 @@ export function configHandlers({ store }: ConfigDeps): ConfigHandlers {
     "configRequirements/read": () => ({ requirements: null }),
     "config/value/write": (params) => write([params], params.filePath, params.expectedVersion),
     "config/batchWrite": (params) => write(params.edits, params.filePath, params.expectedVersion),
+    // As in Codex: re-reads `[mcp_servers]`, restarts what changed, and answers once that is under way.
+    "config/mcpServer/reload": async () => {
+      await reloadMcpServers();
+      return {};
+    },
   };
 }
 
