@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ThreadItem } from "./items.js";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
 import { DynamicToolSpec } from "./clientTools.js";
 import { Thread, ThreadReadState } from "./thread.js";
@@ -189,3 +190,49 @@ export const ThreadShellCommandParams = z.object({
   timeoutMs: z.number().int().nonnegative().nullable().optional(),
 });
 export type ThreadShellCommandParams = z.infer<typeof ThreadShellCommandParams>;
+
+/** An exclusive item position within the turn of a `thread/items/list` request. */
+export const ThreadItemsListAnchor = z.object({ type: z.literal("item"), itemId: z.string() });
+
+/** Params of `thread/items/list`: a page of a thread's items (or one turn's), for clients that replay history. */
+export const ThreadItemsListParams = z.object({
+  threadId: z.string(),
+  turnId: z.string().nullable().optional(),
+  cursor: z.union([z.string(), ThreadItemsListAnchor]).nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  sortDirection: z.enum(["asc", "desc"]).nullable().optional(),
+  deferOutput: z.object({}).loose().nullable().optional(),
+});
+export type ThreadItemsListParams = z.infer<typeof ThreadItemsListParams>;
+
+/** One item of a thread, with its turn and times. */
+export const ThreadItemEntry = z.object({
+  turnId: z.string(),
+  item: ThreadItem,
+  startedAtMs: z.number().int().nullable().optional(),
+  completedAtMs: z.number().int().nullable().optional(),
+});
+export type ThreadItemEntry = z.infer<typeof ThreadItemEntry>;
+
+/** Result of `thread/items/list`. */
+export const ThreadItemsListResponse = z.object({
+  data: z.array(ThreadItemEntry),
+  nextCursor: z.string().nullable().optional(),
+  backwardsCursor: z.string().nullable().optional(),
+});
+
+/** `thread/deleted`: the thread and its file are gone for good. */
+export const ThreadDeletedNotification = z.object({ threadId: z.string() });
+
+/** Params of `permissionProfile/list`. */
+export const PermissionProfileListParams = z.object({
+  cursor: z.string().nullable().optional(),
+  cwd: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+});
+
+/** A permission profile a client can select. */
+export const PermissionProfileSummary = z.object({ id: z.string(), description: z.string().nullable().optional(), allowed: z.boolean() });
+
+/** Result of `permissionProfile/list`. */
+export const PermissionProfileListResponse = z.object({ data: z.array(PermissionProfileSummary), nextCursor: z.string().nullable().optional() });

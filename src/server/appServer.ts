@@ -27,6 +27,7 @@ import { initializeHandler } from "./handlers/initialize.js";
 import { mcpServerHandlers } from "./handlers/mcpServer.js";
 import { mcpHandlers } from "./handlers/mcpServerStatus.js";
 import { modelHandlers } from "./handlers/model.js";
+import { permissionProfileHandlers } from "./handlers/permissionProfile.js";
 import { reviewHandlers } from "./handlers/review.js";
 import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
 import { threadHandlers } from "./handlers/thread.js";
@@ -160,6 +161,7 @@ export class AppServer implements ConnectionHost {
       ...turnHandlers(this.threads),
       ...reviewHandlers(this.threads),
       ...startupQuestionHandlers(),
+      ...permissionProfileHandlers(),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp),

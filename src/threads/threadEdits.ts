@@ -70,6 +70,17 @@ export class ThreadEdits<S> {
     return { result: {}, after: () => this.options.emit(told, "thread/archived", { threadId }) };
   }
 
+  /** `thread/delete`: unloads the thread and deletes its file for good; `thread/deleted` follows, to whoever watched it. */
+  async delete(threadId: string, requester: S): Promise<Outcome<Record<string, never>>> {
+    const summary = this.options.store.summary(threadId);
+    if (!summary) throw noRolloutFound(threadId);
+    const thread = this.registry.find(threadId);
+    const told = thread ? new Set([...thread.subscribers, requester]) : new Set([requester]);
+    if (thread) await this.registry.unload(thread, false);
+    await this.options.store.delete(summary);
+    return { result: {}, after: () => this.options.emit(told, "thread/deleted", { threadId }) };
+  }
+
   /** `thread/unarchive`: moves the file back; the thread stays unloaded. */
   async unarchive(threadId: string, requester: S): Promise<Outcome<{ thread: Thread }>> {
     const summary = this.options.store.summary(threadId);

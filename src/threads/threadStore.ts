@@ -189,6 +189,23 @@ export class ThreadStore {
     return moved;
   }
 
+  /**
+   * Deletes a thread for good: its file, and its entry in the index (rewritten whole, after the
+   * writes in flight, without any line still queued for it).
+   */
+  async delete(summary: ThreadSummary): Promise<void> {
+    await rm(summary.path, { force: true });
+    this.index.delete(summary.id);
+    this.queuedLines = this.queuedLines
+      .split("\n")
+      .filter((line) => line && (JSON.parse(line) as ThreadSummary).id !== summary.id)
+      .map((line) => line + "\n")
+      .join("");
+    const rewrite = this.indexTail.then(() => this.rewriteIndex());
+    this.indexTail = rewrite.catch((error: unknown) => this.logger.error({ err: error }, "could not rewrite the thread index"));
+    await rewrite;
+  }
+
   /** Waits for index writes in flight. */
   flush(): Promise<void> {
     return this.indexTail;

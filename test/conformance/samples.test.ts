@@ -206,6 +206,13 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "command/exec/resize": [{ processId: "p", size: { rows: 24, cols: 80 } }],
   "thread/readState/update": [{ threadId: "t", operation: { type: "read" }, expectedRevision: "3" }],
   "thread/compact/start": [{ threadId: "t" }],
+  "thread/items/list": [
+    { threadId: "t" },
+    { threadId: "t", turnId: "u", cursor: { type: "item", itemId: "i" }, limit: 10, sortDirection: "desc" },
+    { threadId: "t", cursor: "c", sortDirection: "asc", deferOutput: null },
+  ],
+  "thread/delete": [{ threadId: "t" }],
+  "permissionProfile/list": [{}, { cursor: null, cwd: "/tmp/w", limit: 5 }],
   "thread/shellCommand": [{ threadId: "t", command: "ls | wc -l" }, { threadId: "t", command: "make", timeoutMs: 60000 }],
   "thread/backgroundTerminals/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],
   "thread/backgroundTerminals/terminate": [{ threadId: "t", processId: "1" }],

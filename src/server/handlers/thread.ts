@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
-import { offsetPage } from "../../threads/paging.js";
+import { threadNotFound } from "../../threads/errors.js";
+import { itemsPage, offsetPage } from "../../threads/paging.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
 import type { HandlerTable } from "../dispatcher.js";
@@ -34,6 +35,8 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/loaded/list": (params) => threads.loadedIds(params.cursor, params.limit),
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.get(params.threadId).compact()),
+    "thread/items/list": async (params) => itemsPage((await threads.history(params.threadId, threadNotFound)).turns, params),
+    "thread/delete": async (params, context) => respond(context, await threads.edits.delete(params.threadId, context.connection)),
     "thread/shellCommand": async (params, context) => respond(context, await threads.get(params.threadId).shellCommand(params)),
     "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
     "thread/goal/get": (params) => threads.edits.getGoal(params.threadId),

@@ -1,0 +1,86 @@
+import { existsSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ServerProcess } from "../support/serverProcess.js";
+import { launch, runTurn, startThread } from "../support/turnHarness.js";
+
+describe("thread history methods", () => {
+  it("pages a thread's items with thread/items/list: both directions, cursors, anchors, one turn", async () => {
+    const { server } = await launch([{ items: [{ type: "message", text: "First answer." }] }, { items: [{ type: "message", text: "Second answer." }] }]);
+    const threadId = await startThread(server);
+    const one = await runTurn(server, threadId, "First question.");
+    const two = await runTurn(server, threadId, "Second question.");
+    const list = async (params: object) => {
+      const response = await server.request("thread/items/list", { threadId, ...params });
+      expect(response.error, JSON.stringify(params)).toBeUndefined();
+      return response.result;
+    };
+    const all = await list({});
+    expect(all.data.map((entry: any) => [entry.turnId, entry.item.type])).toEqual([
+      [one.turnId, "userMessage"],
+      [one.turnId, "agentMessage"],
+      [two.turnId, "userMessage"],
+      [two.turnId, "agentMessage"],
+    ]);
+    expect(all.data[1].item.text).toBe("First answer.");
+    expect(all.nextCursor).toBeNull();
+    expect(all.data[0].startedAtMs).toEqual(expect.any(Number));
+
+    const first = await list({ limit: 3 });
+    expect(first.data).toHaveLength(3);
+    const rest = await list({ limit: 3, cursor: first.nextCursor });
+    expect(rest.data.map((entry: any) => entry.item.text)).toEqual(["Second answer."]);
+    expect(rest.nextCursor).toBeNull();
+    // Turning back from the first item of the last page gives what came before it, newest first.
+    const back = await list({ sortDirection: "desc", cursor: rest.backwardsCursor, limit: 2 });
+    expect(back.data.map((entry: any) => entry.item.type)).toEqual(["userMessage", "agentMessage"]);
+    expect(back.data[0].turnId).toBe(two.turnId);
+
+    const newest = await list({ sortDirection: "desc", limit: 1 });
+    expect(newest.data[0].item.text).toBe("Second answer.");
+    const ofTurn = await list({ turnId: one.turnId });
+    expect(ofTurn.data.map((entry: any) => entry.turnId)).toEqual([one.turnId, one.turnId]);
+    const afterAnchor = await list({ turnId: one.turnId, cursor: { type: "item", itemId: ofTurn.data[0].item.id } });
+    expect(afterAnchor.data.map((entry: any) => entry.item.type)).toEqual(["agentMessage"]);
+
+    expect((await server.request("thread/items/list", { threadId, cursor: "bogus" })).error).toEqual({ code: -32600, message: "invalid cursor: bogus" });
+    expect((await server.request("thread/items/list", { threadId, turnId: "nope" })).error.message).toBe(`turn nope is not a turn of thread ${threadId}`);
+    const unknown = "01a00000-0000-7000-8000-000000000000";
+    expect((await server.request("thread/items/list", { threadId: unknown })).error).toEqual({ code: -32600, message: `thread not found: ${unknown}` });
+  });
+
+  it("deletes a thread for good with thread/delete and tells its subscribers", async () => {
+    const server = ServerProcess.start();
+    await server.initialize();
+    const started = (await server.request("thread/start", {})).result.thread;
+    expect(existsSync(started.path)).toBe(true);
+    expect((await server.request("thread/delete", { threadId: started.id })).result).toEqual({});
+    expect((await server.waitFor((m) => m.method === "thread/deleted")).params).toEqual({ threadId: started.id });
+    expect(existsSync(started.path)).toBe(false);
+    expect((await server.request("thread/read", { threadId: started.id })).error.message).toBe(`thread not found: ${started.id}`);
+    expect((await server.request("thread/list", {})).result.data).toEqual([]);
+    expect((await server.request("thread/loaded/list", {})).result.data).toEqual([]);
+    expect((await server.request("thread/delete", { threadId: started.id })).error.message).toBe(`no rollout found for thread id ${started.id}`);
+    await server.closeStdin();
+    // The index was rewritten without it: a restarted server does not list it either.
+    const again = ServerProcess.start({ home: server.home });
+    await again.initialize();
+    expect((await again.request("thread/list", {})).result.data).toEqual([]);
+    await again.closeStdin();
+  });
+
+  it("lists the permission profiles Codex knows", async () => {
+    const server = ServerProcess.start();
+    await server.initialize();
+    const listed = (await server.request("permissionProfile/list", {})).result;
+    expect(listed.data.map((profile: any) => [profile.id, profile.allowed])).toEqual([
+      [":read-only", true],
+      [":workspace", true],
+      [":danger-full-access", true],
+    ]);
+    expect(listed.nextCursor).toBeNull();
+    const page = (await server.request("permissionProfile/list", { limit: 2 })).result;
+    expect(page.data).toHaveLength(2);
+    expect((await server.request("permissionProfile/list", { cursor: page.nextCursor })).result.data.map((profile: any) => profile.id)).toEqual([":danger-full-access"]);
+    await server.closeStdin();
+  });
+});
