@@ -12,7 +12,17 @@ export type ApprovalRequest =
       /** The argv prefix a client could allow from now on. */
       readonly proposedAmendment: readonly string[] | null;
     }
-  | { readonly kind: "fileChange"; readonly itemId: string; readonly reason: string | null; readonly grantRoot: string | null };
+  | {
+      readonly kind: "fileChange";
+      readonly itemId: string;
+      readonly reason: string | null;
+      readonly grantRoot: string | null;
+      /** Where the patch applies, and the files it writes (what an automatic reviewer assesses). */
+      readonly cwd: string;
+      readonly files: readonly string[];
+      /** The patch as the model wrote it. */
+      readonly patch: string;
+    };
 
 /**
  * The client's answer, reduced to what a tool acts on: `failed` is an error response, an unknown
@@ -25,7 +35,9 @@ export type ApprovalDecision =
   | "cancel"
   | "failed"
   /** Accepted, and commands starting with these words run without asking for the rest of the thread. */
-  | { readonly allowPrefix: readonly string[] };
+  | { readonly allowPrefix: readonly string[] }
+  /** Declined by the automatic reviewer (`approvalsReviewer: "auto_review"`); `message` tells the model why. */
+  | { readonly deniedByReviewer: string };
 
 /** Asks the client; resolves once someone answers or the request is withdrawn. */
 export type ApprovalAsker = (request: ApprovalRequest) => Promise<ApprovalDecision>;

@@ -11,6 +11,7 @@ import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
 import { runUserShellCommand } from "./userShell.js";
+import { autoReviewAsker } from "./safety/autoReview.js";
 import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
@@ -72,6 +73,11 @@ export interface TurnRunnerDeps {
   readonly mcpTools: () => readonly Tool[];
 }
 
+/** Whether approvals go to the model's automatic reviewer (`auto_review`, and its legacy name) rather than the client. */
+function reviewsAutomatically(settings: TurnSettings): boolean {
+  return settings.approvalsReviewer === "auto_review" || settings.approvalsReviewer === "guardian_subagent";
+}
+
 /**
  * The agent loop: sample the model with the full history, run the tool calls it makes, feed the
  * results back, and repeat until a response makes no calls and no input is waiting. Throws a
@@ -108,7 +114,21 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     settings: job.settings,
     signal: job.signal,
     emit: job.emit,
-    ask: job.ask,
+    // With the automatic reviewer, the model answers approvals and the client is never asked.
+    ask: reviewsAutomatically(job.settings)
+      ? autoReviewAsker({
+          client,
+          provider,
+          model: job.settings.model,
+          threadId: job.threadId,
+          turnId: job.turnId,
+          history: () => history,
+          emit: job.emit,
+          newId: job.newItemId,
+          nowMs: () => deps.clock.nowMs(),
+          signal: job.signal,
+        })
+      : job.ask,
     client: job.client,
     sessionApprovals: job.sessionApprovals,
     sessions,

@@ -21,6 +21,11 @@ import {
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
+  GuardianWarningNotification,
+  ItemGuardianApprovalReviewCompletedNotification,
+  ItemGuardianApprovalReviewStartedNotification,
+} from "./autoReview.js";
+import {
   ThreadBackgroundTerminalsCleanParams,
   ThreadBackgroundTerminalsListParams,
   ThreadBackgroundTerminalsListResponse,
@@ -297,6 +302,9 @@ export const serverNotifications = {
   error: notification("ErrorNotification", ErrorNotification),
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),
+  "item/autoApprovalReview/started": notification("ItemGuardianApprovalReviewStartedNotification", ItemGuardianApprovalReviewStartedNotification),
+  "item/autoApprovalReview/completed": notification("ItemGuardianApprovalReviewCompletedNotification", ItemGuardianApprovalReviewCompletedNotification),
+  guardianWarning: notification("GuardianWarningNotification", GuardianWarningNotification),
   configWarning: notification("ConfigWarningNotification", ConfigWarningNotification),
   "mcpServer/startupStatus/updated": notification("McpServerStatusUpdatedNotification", McpServerStatusUpdatedNotification),
 } as const satisfies Record<string, NotificationSpec>;

@@ -90,6 +90,10 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       proposedAmendment: proposedPrefix(request.argv, parsed),
     });
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (typeof answer === "object" && "deniedByReviewer" in answer) {
+      await finish({ status: "declined" });
+      return answer.deniedByReviewer;
+    }
     if (typeof answer === "object") context.sessionApprovals.allowPrefix(answer.allowPrefix, request.escalate);
     if (answer === "decline" || answer === "cancel") {
       await finish({ status: "declined" });

@@ -90,8 +90,12 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     return `apply_patch rejected: ${decision.message}`;
   }
   if (decision.kind === "ask") {
-    const answer = await context.ask({ kind: "fileChange", itemId, reason: decision.reason, grantRoot: null });
+    const answer = await context.ask({ kind: "fileChange", itemId, reason: decision.reason, grantRoot: null, cwd: context.cwd, files: targets, patch });
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
+    if (typeof answer === "object" && "deniedByReviewer" in answer) {
+      await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
+      return answer.deniedByReviewer;
+    }
     if (answer === "decline" || answer === "cancel") {
       await context.emit({ type: "itemCompleted", item: item(changes, "declined") });
       if (answer === "cancel") throw new TurnCancelled();

@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { MockResponseInput } from "../../src/testing/index.js";
+import type { ServerProcess } from "../support/serverProcess.js";
+import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
+
+/** The model asks to run `touch <file>` outside the sandbox (so the decision point asks). */
+function escalated(file: string): MockResponseInput {
+  return { items: [{ type: "exec", cmd: `touch ${file}`, callId: "call_1", sandbox_permissions: "require_escalated", justification: "Needs to write" }] };
+}
+
+/** The reviewer's answer, as the strict JSON the review asks for. */
+function assessment(outcome: "allow" | "deny", rationale: string): MockResponseInput {
+  return { items: [{ type: "message", text: JSON.stringify({ risk_level: outcome === "allow" ? "low" : "high", user_authorization: "high", outcome, rationale }) }] };
+}
+
+const done: MockResponseInput = { items: [{ type: "message", text: "Done." }] };
+
+function lastToolOutput(body: Record<string, unknown>): string {
+  const outputs = (body.input as any[]).filter((item) => item.type === "function_call_output");
+  return outputs.at(-1)?.output ?? "";
+}
+
+function reviews(server: ServerProcess, method: string): any[] {
+  return server.messages.filter((m) => m.method === method).map((m) => m.params);
+}
+
+function commandItem(server: ServerProcess): any {
+  return server.messages.find((m) => m.method === "item/completed" && m.params.item.type === "commandExecution")?.params.item;
+}
+
+async function reviewedTurn(script: MockResponseInput[], options: { wire?: "responses" | "chat"; perTurn?: boolean } = {}) {
+  const workspace = tempDir("aas-review-");
+  const { server, mock } = await launch(script, { approval: "on-request", sandbox: "workspace-write", wire: options.wire });
+  const threadId = await startThread(server, options.perTurn ? { cwd: workspace } : { cwd: workspace, approvalsReviewer: "auto_review" });
+  const { completed } = await runTurn(server, threadId, "Make the file.", options.perTurn ? { approvalsReviewer: "auto_review" } : {});
+  expect(completed.params.turn.status).toBe("completed");
+  // The client is never asked: the reviewer answers.
+  expect(server.messages.filter((m) => m.method?.endsWith("/requestApproval"))).toEqual([]);
+  return { server, mock, workspace };
+}
+
+describe("automatic approval review (approvalsReviewer: auto_review)", () => {
+  it("allow: the reviewer approves, the command runs; the review is announced and its tokens counted", async () => {
+    const file = "allowed.txt";
+    const { server, mock, workspace } = await reviewedTurn([escalated(file), assessment("allow", "The user asked for this file."), done]);
+    expect(existsSync(path.join(workspace, file))).toBe(true);
+    const [started] = reviews(server, "item/autoApprovalReview/started");
+    expect(started).toMatchObject({ targetItemId: "call_1", action: { type: "command", command: expect.stringContaining(`touch ${file}`), source: "unifiedExec" }, review: { status: "inProgress" } });
+    const [completed] = reviews(server, "item/autoApprovalReview/completed");
+    expect(completed).toMatchObject({ reviewId: started.reviewId, decisionSource: "agent", review: { status: "approved", riskLevel: "low", userAuthorization: "high", rationale: "The user asked for this file." } });
+    // The review request: strict JSON schema output, the transcript as evidence, the exact action.
+    const review = mock.requests[1]!.body as any;
+    expect(review.text.format).toMatchObject({ type: "json_schema", strict: true, schema: { required: ["risk_level", "user_authorization", "outcome", "rationale"] } });
+    expect(JSON.stringify(review.input)).toContain("Make the file.");
+    expect(JSON.stringify(review.input)).toContain(`touch ${file}`);
+    expect(review.tools ?? []).toEqual([]);
+    expect(commandItem(server)).toMatchObject({ status: "completed" });
+    const usage = server.messages.filter((m) => m.method === "thread/tokenUsage/updated");
+    expect(usage.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("deny: the item is declined, the model is told the rationale, nothing runs", async () => {
+    const file = "denied.txt";
+    const { server, mock, workspace } = await reviewedTurn([escalated(file), assessment("deny", "Writing outside the sandbox was never asked for."), done]);
+    expect(existsSync(path.join(workspace, file))).toBe(false);
+    expect(commandItem(server)).toMatchObject({ status: "declined" });
+    const told = lastToolOutput(mock.requests[2]!.body);
+    expect(told).toContain("denied this action as too risky");
+    expect(told).toContain("Writing outside the sandbox was never asked for.");
+    expect(reviews(server, "item/autoApprovalReview/completed")[0].review).toMatchObject({ status: "denied", riskLevel: "high" });
+  });
+
+  it("an unparsable answer is retried, then denied, with a guardianWarning", async () => {
+    const garbage: MockResponseInput = { items: [{ type: "message", text: "Sure, looks fine to me!" }] };
+    const { server, mock, workspace } = await reviewedTurn([escalated("garbage.txt"), garbage, garbage, garbage, done]);
+    expect(existsSync(path.join(workspace, "garbage.txt"))).toBe(false);
+    expect(mock.requests).toHaveLength(5);
+    expect(commandItem(server)).toMatchObject({ status: "declined" });
+    expect(reviews(server, "item/autoApprovalReview/completed")[0].review.status).toBe("denied");
+    expect(reviews(server, "guardianWarning")[0].message).toContain("Automatic approval review failed");
+    expect(lastToolOutput(mock.requests[4]!.body)).toContain("the automatic review failed");
+  });
+
+  it("a reviewer HTTP error is retried; a later good answer decides", async () => {
+    const error: MockResponseInput = { httpStatus: 500, errorBody: { error: { message: "overloaded" } } };
+    const { server, workspace } = await reviewedTurn([escalated("retried.txt"), error, assessment("allow", "Fine."), done]);
+    expect(existsSync(path.join(workspace, "retried.txt"))).toBe(true);
+    expect(reviews(server, "item/autoApprovalReview/completed")[0].review.status).toBe("approved");
+  });
+
+  it("reviewer HTTP errors on every attempt: denied", async () => {
+    const error: MockResponseInput = { httpStatus: 500, errorBody: { error: { message: "overloaded" } } };
+    const { server, workspace } = await reviewedTurn([escalated("never.txt"), error, error, error, done]);
+    expect(existsSync(path.join(workspace, "never.txt"))).toBe(false);
+    expect(commandItem(server)).toMatchObject({ status: "declined" });
+  });
+
+  it("works on the chat wire, and when set per turn", async () => {
+    const { server, mock, workspace } = await reviewedTurn([escalated("chat.txt"), assessment("allow", "Asked for."), done], { wire: "chat", perTurn: true });
+    expect(existsSync(path.join(workspace, "chat.txt"))).toBe(true);
+    expect((mock.requests[1]!.body as any).response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
+    expect(reviews(server, "item/autoApprovalReview/completed")[0].review.status).toBe("approved");
+  });
+});
