@@ -16,6 +16,7 @@ export type { PtyCommand } from "./exec/ptyCommand.js";
 export { sandboxedArgv } from "./exec/sandbox.js";
 export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
 export { listModels } from "./model/modelCatalog.js";
+export { providerSummaries } from "./model/providers.js";
 export { ModelError } from "./model/modelError.js";
 export { loadProjectInstructions } from "./projectInstructions.js";
 export { reviewRequest, ReviewTargetError, type ReviewRequest } from "./review.js";

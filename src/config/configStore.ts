@@ -42,6 +42,8 @@ export class ConfigWriteError extends Error {
  */
 export class ConfigStore {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Feature switches set while running (`experimentalFeature/enablement/set`): above the file, like flags, never written. */
+  private readonly features = new Map<string, boolean>();
 
   constructor(
     private state: { readonly config: Config; readonly layers: readonly ConfigLayerValues[] },
@@ -78,6 +80,23 @@ export class ConfigStore {
     return run;
   }
 
+  /** Sets features for the rest of the process (not in config.toml), and rebuilds the effective config. */
+  setFeatures(enablement: Readonly<Record<string, boolean>>): Promise<void> {
+    const run = this.queue.then(async () => {
+      for (const [name, enabled] of Object.entries(enablement)) this.features.set(name, enabled);
+      const { merged, layers } = layerConfig(this.file, await readUserTable(this.file), this.allOverrides());
+      this.state = { config: this.finish(Config.parse(merged)), layers };
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The `-c` flags, then the features set while running. */
+  private allOverrides(): ConfigOverride[] {
+    const features = [...this.features].map(([name, enabled]) => ({ path: ["features", name], value: enabled, source: `features.${name}=${enabled}` }));
+    return [...this.overrides, ...features];
+  }
+
   private async writeNow(edits: readonly ConfigEdit[], expectedVersion: string | null | undefined): Promise<ConfigWriteResult> {
     const user = await readUserTable(this.file);
     const before = layerIdentity({ source: { type: "user", file: this.file }, values: user }).version;
@@ -85,7 +104,7 @@ export class ConfigStore {
       throw new ConfigWriteError(`config.toml changed: expected version ${expectedVersion}, found ${before}; read the config again and retry`, "versionConflict");
     }
     for (const edit of edits) applyEdit(user, edit);
-    const { merged, layers } = layerConfig(this.file, user, this.overrides);
+    const { merged, layers } = layerConfig(this.file, user, this.allOverrides());
     // The file must be valid on its own (a flag may hide a bad value today, not tomorrow), and under the flags.
     const userProblem = Config.safeParse(user).error;
     const problem = userProblem ?? Config.safeParse(merged).error;

@@ -66,3 +66,28 @@ export const ConfigWriteResponse = z.object({
     .nullable()
     .optional(),
 });
+
+/** Params of `experimentalFeature/list`. */
+export const ExperimentalFeatureListParams = z.object({
+  cursor: z.string().nullable().optional(),
+  limit: z.number().int().nonnegative().nullable().optional(),
+  threadId: z.string().nullable().optional(),
+});
+
+/** A feature flag and whether it is on now. */
+export const ExperimentalFeature = z.object({
+  name: z.string(),
+  stage: z.enum(["beta", "underDevelopment", "stable", "deprecated", "removed"]),
+  defaultEnabled: z.boolean(),
+  enabled: z.boolean(),
+  displayName: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  announcement: z.string().nullable().optional(),
+});
+
+/** Result of `experimentalFeature/list`. */
+export const ExperimentalFeatureListResponse = z.object({ data: z.array(ExperimentalFeature), nextCursor: z.string().nullable().optional() });
+
+/** Params and result of `experimentalFeature/enablement/set`: feature name → on or off, for the rest of the process. */
+export const ExperimentalFeatureEnablementSetParams = z.object({ enablement: z.record(z.string(), z.boolean()) });
+export const ExperimentalFeatureEnablementSetResponse = z.object({ enablement: z.record(z.string(), z.boolean()) });

@@ -48,8 +48,12 @@ import {
   ConfigReadParams,
   ConfigReadResponse,
   ConfigRequirementsReadResponse,
+  ExperimentalFeatureEnablementSetParams,
+  ExperimentalFeatureEnablementSetResponse,
+  ExperimentalFeatureListParams,
+  ExperimentalFeatureListResponse,
 } from "./configMethods.js";
-import { ModelListParams, ModelListResponse } from "./modelMethods.js";
+import { ModelListParams, ModelListResponse, ModelProviderCapabilitiesReadResponse, ModelProviderListResponse } from "./modelMethods.js";
 import {
   FsCopyParams,
   FsChangedNotification,
@@ -236,6 +240,8 @@ export const clientRequests = {
     GovCloudRequirementsResponse,
   ),
   "model/list": request("ModelList", ModelListParams, ModelListResponse),
+  "modelProvider/list": request("ModelProviderList", z.object({}), ModelProviderListResponse),
+  "modelProvider/capabilities/read": request("ModelProviderCapabilitiesRead", z.object({}), ModelProviderCapabilitiesReadResponse),
   "config/read": request("ConfigRead", ConfigReadParams, ConfigReadResponse),
   "config/value/write": request("ConfigValueWrite", ConfigValueWriteParams, ConfigWriteResponse),
   "config/batchWrite": request("ConfigBatchWrite", ConfigBatchWriteParams, ConfigWriteResponse),
@@ -257,6 +263,8 @@ export const clientRequests = {
   "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse, "threadHint"),
   "mcpServer/tool/call": threadRequest("McpServerToolCall", McpServerToolCallParams, McpServerToolCallResponse),
   "mcpServer/resource/read": request("McpResourceRead", McpResourceReadParams, McpResourceReadResponse, "threadHint"),
+  "experimentalFeature/list": request("ExperimentalFeatureList", ExperimentalFeatureListParams, ExperimentalFeatureListResponse),
+  "experimentalFeature/enablement/set": request("ExperimentalFeatureEnablementSet", ExperimentalFeatureEnablementSetParams, ExperimentalFeatureEnablementSetResponse),
   "config/mcpServer/reload": request("McpServerRefresh", z.object({}).nullable().optional(), EmptyResponse),
 } as const satisfies Record<string, RequestSpec>;
 

@@ -30,3 +30,31 @@ export type Model = z.infer<typeof Model>;
 
 /** A page of models. */
 export const ModelListResponse = z.object({ data: z.array(Model), nextCursor: z.string().nullable().optional() });
+
+/** How a provider authenticates: nothing, or an API key from an environment variable. */
+export const GatewayAuth = z.union([
+  z.object({ mode: z.literal("none") }),
+  z.object({ mode: z.literal("environmentVariable"), envKey: z.string() }),
+  z.object({ mode: z.literal("externallyConfigured"), envKey: z.string().nullable().optional() }),
+]);
+
+/** What kind of provider it is: OpenAI's own, or an OpenAI-compatible gateway. */
+export const ProviderSettings = z.union([
+  z.object({ type: z.literal("openai") }),
+  z.object({ type: z.literal("customGateway"), auth: GatewayAuth }),
+]);
+
+/** A model provider a thread can use. */
+export const ModelProviderSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  baseUrl: z.string().nullable().optional(),
+  canEdit: z.boolean(),
+  settings: ProviderSettings,
+});
+
+/** Result of `modelProvider/list`. */
+export const ModelProviderListResponse = z.object({ data: z.array(ModelProviderSummary), defaultProviderId: z.string(), canChangeDefault: z.boolean() });
+
+/** Result of `modelProvider/capabilities/read`: the built-in tools beyond the agent's own this server offers. */
+export const ModelProviderCapabilitiesReadResponse = z.object({ imageGeneration: z.boolean(), webSearch: z.boolean() });

@@ -27,6 +27,8 @@ import { initializeHandler } from "./handlers/initialize.js";
 import { mcpServerHandlers } from "./handlers/mcpServer.js";
 import { mcpHandlers } from "./handlers/mcpServerStatus.js";
 import { modelHandlers } from "./handlers/model.js";
+import { modelProviderHandlers } from "./handlers/modelProvider.js";
+import { experimentalFeatureHandlers } from "./handlers/experimentalFeature.js";
 import { permissionProfileHandlers } from "./handlers/permissionProfile.js";
 import { reviewHandlers } from "./handlers/review.js";
 import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
@@ -162,6 +164,7 @@ export class AppServer implements ConnectionHost {
       ...reviewHandlers(this.threads),
       ...startupQuestionHandlers(),
       ...permissionProfileHandlers(),
+      ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp),
@@ -169,6 +172,7 @@ export class AppServer implements ConnectionHost {
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
       ...configHandlers({ store: this.configStore, reloadMcpServers: () => mcp.reload(this.configStore.current.mcp_servers ?? {}) }),
       ...modelHandlers({ store: this.configStore, host }),
+      ...modelProviderHandlers({ store: this.configStore, host }),
     };
   }
 }

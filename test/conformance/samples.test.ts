@@ -260,6 +260,10 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "mcpServer/tool/call": [{ threadId: "t", server: "calc", tool: "add", arguments: { a: 1, b: 2 } }, { threadId: "t", server: "calc", tool: "ping" }],
   "mcpServer/resource/read": [{ server: "calc", uri: "memo://readme" }, { server: "calc", uri: "memo://readme", threadId: "t" }],
   "config/mcpServer/reload": [null],
+  "modelProvider/list": [{}],
+  "modelProvider/capabilities/read": [{}],
+  "experimentalFeature/list": [{}, { cursor: null, limit: 10, threadId: null }],
+  "experimentalFeature/enablement/set": [{ enablement: {} }, { enablement: { shell_snapshot: false } }],
   "mcpServerStatus/list": [
     {},
     { cursor: null, limit: null, detail: null, serverName: null, threadId: null },

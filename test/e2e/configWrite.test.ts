@@ -98,3 +98,47 @@ describe("config writes", () => {
     expect(Buffer.from((await read()).result.dataBase64, "base64").toString()).toBe("hello");
   });
 });
+
+describe("experimental features", () => {
+  it("lists the flags this server acts on, and switches them for the process without touching config.toml", async () => {
+    const server = ServerProcess.start();
+    await server.initialize();
+    const listed = (await server.request("experimentalFeature/list", {})).result;
+    expect(listed).toEqual({
+      data: [expect.objectContaining({ name: "shell_snapshot", stage: "stable", defaultEnabled: true, enabled: true })],
+      nextCursor: null,
+    });
+    const set = await server.request("experimentalFeature/enablement/set", { enablement: { shell_snapshot: false, unified_exec: true } });
+    expect(set.result).toEqual({ enablement: { shell_snapshot: false, unified_exec: true } });
+    expect((await server.request("experimentalFeature/list", {})).result.data[0].enabled).toBe(false);
+    expect((await server.request("config/read", {})).result.config.features).toMatchObject({ shell_snapshot: false });
+    expect(existsSync(path.join(server.home, "config.toml"))).toBe(false);
+    // A later config write keeps the runtime switch on top.
+    await server.request("config/value/write", { keyPath: "model", value: "gpt-5.5", mergeStrategy: "replace" });
+    expect((await server.request("experimentalFeature/list", {})).result.data[0].enabled).toBe(false);
+    expect((await server.request("experimentalFeature/enablement/set", { enablement: { no_such: true } })).error).toEqual({ code: -32600, message: "unknown feature: no_such" });
+    await server.closeStdin();
+  });
+});
+
+describe("model providers", () => {
+  it("lists the built-in and configured providers, the default one, and what they offer", async () => {
+    const server = ServerProcess.start({
+      args: ["app-server", "-c", `model_providers.local={name="Local",base_url="http://user:secret@127.0.0.1:1234/v1?key=k",wire_api="chat",env_key="LOCAL_KEY"}`, "-c", `model_provider="local"`],
+    });
+    await server.initialize();
+    const listed = (await server.request("modelProvider/list", {})).result;
+    expect(listed).toEqual({
+      data: [
+        { id: "local", name: "Local", baseUrl: "http://127.0.0.1:1234/v1", canEdit: false, settings: { type: "customGateway", auth: { mode: "environmentVariable", envKey: "LOCAL_KEY" } } },
+        { id: "ollama", name: "Ollama", baseUrl: "http://localhost:11434/v1", canEdit: false, settings: { type: "customGateway", auth: { mode: "none" } } },
+        { id: "openai", name: "OpenAI", baseUrl: expect.any(String), canEdit: false, settings: { type: "openai" } },
+      ],
+      defaultProviderId: "local",
+      canChangeDefault: true,
+    });
+    expect(JSON.stringify(listed)).not.toContain("secret");
+    expect((await server.request("modelProvider/capabilities/read", {})).result).toEqual({ imageGeneration: false, webSearch: false });
+    await server.closeStdin();
+  });
+});

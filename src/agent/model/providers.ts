@@ -88,3 +88,48 @@ export function resolveProvider(config: Config, id: string, env: NodeJS.ProcessE
     streamIdleTimeoutMs: table.stream_idle_timeout_ms ?? PROVIDER_DEFAULTS.streamIdleTimeoutMs,
   };
 }
+
+/** A provider as `modelProvider/list` shows it. */
+export interface ProviderSummary {
+  readonly id: string;
+  readonly name: string;
+  readonly baseUrl: string | null;
+  readonly canEdit: boolean;
+  readonly settings:
+    | { readonly type: "openai" }
+    | { readonly type: "customGateway"; readonly auth: { readonly mode: "none" } | { readonly mode: "environmentVariable"; readonly envKey: string } };
+}
+
+/**
+ * Every provider a thread can use: the built-ins (`openai`, `ollama`) and `[model_providers.*]`,
+ * sorted by id. OpenAI-compatible ones show as custom gateways with the variable their key comes
+ * from; a base URL is shown without any credentials or query in it.
+ */
+export function providerSummaries(config: Config, env: NodeJS.ProcessEnv): ProviderSummary[] {
+  const builtIn = builtInProviders(env);
+  const tables: Record<string, ProviderTable> = { ...builtIn };
+  for (const [id, table] of Object.entries(config.model_providers ?? {})) tables[id] = { ...builtIn[id], ...table };
+  return Object.entries(tables)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, table]) => ({
+      id,
+      name: table.name ?? id,
+      baseUrl: displayableUrl(table.base_url),
+      // Providers are edited in config.toml (config/value/write); modelProvider/config/write is not served.
+      canEdit: false,
+      settings:
+        id === "openai"
+          ? { type: "openai" as const }
+          : { type: "customGateway" as const, auth: table.env_key ? { mode: "environmentVariable" as const, envKey: table.env_key } : { mode: "none" as const } },
+    }));
+}
+
+function displayableUrl(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return null;
+  }
+}
