@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { builtInTools, hostOf, LoginShell, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { Config } from "./config/schema.js";
 import type { ConfigWarningNotification } from "./protocol/notifications.js";
@@ -63,6 +64,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     );
   const hub = new ClientHub(clock, logger);
   const store = new ThreadStore(home, logger);
+  const auth = new AuthStore(home);
   const activity = new Activity();
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
   const secretValues = secretValuesOf(host.env);
@@ -94,6 +96,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     },
     requests: hub.requests,
     emit: hub.emit,
+    auth,
   });
   return new AppServer({
     home,
@@ -105,6 +108,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     hub,
     threads,
     store,
+    auth,
     mcp,
     loginShell,
     activity,

@@ -61,6 +61,8 @@ export interface TurnJob {
 export interface TurnRunnerDeps {
   readonly config: Config;
   readonly env: NodeJS.ProcessEnv;
+  /** The environment providers take their API keys from: `env`, plus a key the client logged in with. Commands never see it. */
+  readonly providerEnv?: NodeJS.ProcessEnv;
   readonly tools: ToolRegistry;
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
@@ -84,7 +86,7 @@ function reviewsAutomatically(settings: TurnSettings): boolean {
  * {@link ModelError} when the model cannot be reached, the abort reason when interrupted.
  */
 export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
-  const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.env);
+  const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.providerEnv ?? deps.env);
   const client = modelClientFor(provider);
   // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
   // a failed load is reported when the first model call waits for it.

@@ -21,6 +21,15 @@ import {
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
 import {
+  AccountLoginCompletedNotification,
+  AccountUpdatedNotification,
+  CancelLoginAccountParams,
+  CancelLoginAccountResponse,
+  GetAccountRateLimitsResponse,
+  LoginAccountParams,
+  LoginAccountResponse,
+} from "./accountMethods.js";
+import {
   GuardianWarningNotification,
   ItemGuardianApprovalReviewCompletedNotification,
   ItemGuardianApprovalReviewStartedNotification,
@@ -234,6 +243,10 @@ export const clientRequests = {
   "command/exec/terminate": request("CommandExecTerminate", CommandExecTerminateParams, EmptyResponse),
   "command/exec/resize": request("CommandExecResize", CommandExecResizeParams, EmptyResponse),
   "account/read": request("GetAccount", GetAccountParams, GetAccountResponse),
+  "account/login/start": request("LoginAccount", LoginAccountParams, LoginAccountResponse),
+  "account/login/cancel": request("CancelLoginAccount", CancelLoginAccountParams, CancelLoginAccountResponse),
+  "account/logout": request("LogoutAccount", z.object({}).nullable().optional(), EmptyResponse),
+  "account/rateLimits/read": request("GetAccountRateLimits", z.object({}).nullable().optional(), GetAccountRateLimitsResponse),
   "account/bedrock/checkGovCloudRequirements": request(
     "CheckGovCloudRequirements",
     z.object({}),
@@ -310,6 +323,8 @@ export const serverNotifications = {
   error: notification("ErrorNotification", ErrorNotification),
   "serverRequest/resolved": notification("ServerRequestResolvedNotification", ServerRequestResolvedNotification),
   warning: notification("WarningNotification", WarningNotification),
+  "account/login/completed": notification("AccountLoginCompletedNotification", AccountLoginCompletedNotification),
+  "account/updated": notification("AccountUpdatedNotification", AccountUpdatedNotification),
   "item/autoApprovalReview/started": notification("ItemGuardianApprovalReviewStartedNotification", ItemGuardianApprovalReviewStartedNotification),
   "item/autoApprovalReview/completed": notification("ItemGuardianApprovalReviewCompletedNotification", ItemGuardianApprovalReviewCompletedNotification),
   guardianWarning: notification("GuardianWarningNotification", GuardianWarningNotification),

@@ -4,11 +4,11 @@ import * as z from "zod";
 export const GetAccountParams = z.object({ refreshToken: z.boolean().optional() });
 
 /**
- * Result of `account/read`. This server signs in to nothing itself (providers take their keys
- * from the environment), so clients must not show a login screen.
+ * Result of `account/read`: an API-key account once a client logged in with a key, else none.
+ * Providers can take their keys from the environment, so clients need not show a login screen.
  */
 export const GetAccountResponse = z.object({
-  account: z.null(),
+  account: z.object({ type: z.literal("apiKey") }).nullable(),
   requiresOpenaiAuth: z.boolean(),
   userId: z.string().nullable().optional(),
 });

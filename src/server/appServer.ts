@@ -4,6 +4,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Host, LoginShell, McpManager } from "../agent/index.js";
+import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import type { Activity } from "../runtime/activity.js";
@@ -19,6 +20,7 @@ import { CommandProcesses } from "./commandProcesses.js";
 import { FsWatches } from "./fsWatches.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
+import { accountHandlers } from "./handlers/account.js";
 import { commandExecHandlers } from "./handlers/command.js";
 import { configHandlers } from "./handlers/config.js";
 import { fileSearchHandlers } from "./handlers/fuzzyFileSearch.js";
@@ -53,6 +55,8 @@ export interface AppServerParts {
   readonly hub: ClientHub;
   readonly threads: ThreadManager<ClientConnection>;
   readonly store: ThreadStore;
+  /** The API key a client logged in with (auth.json), loaded by {@link AppServer.init}. */
+  readonly auth: AuthStore;
   /** The configured MCP servers, started by {@link AppServer.init}. */
   readonly mcp: McpManager;
   /** Login-profile snapshots for commands (removed at shutdown). */
@@ -100,7 +104,7 @@ export class AppServer implements ConnectionHost {
   async init(): Promise<void> {
     // MCP servers start in the background: neither `initialize` nor turns wait for them.
     this.parts.mcp.start();
-    await this.parts.store.init();
+    await Promise.all([this.parts.store.init(), this.parts.auth.load()]);
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
@@ -145,7 +149,7 @@ export class AppServer implements ConnectionHost {
    * (`thread/start` → thread.ts, `fs/readFile` → fs.ts, `command/exec` → command.ts, `model/list` →
    * model.ts, `mcpServerStatus/list` → mcpServerStatus.ts, `fuzzyFileSearch` → fuzzyFileSearch.ts),
    * except two groups: `configRequirements/read` is in config.ts, and the start-up questions
-   * (`account/*`, `hooks/list`, `skills/list`, `plugin/installed`, `collaborationMode/list`) are in
+   * (`hooks/list`, `skills/list`, `plugin/installed`, `collaborationMode/list`) are in
    * startupQuestions.ts.
    */
   private createHandlers(): HandlerTable {
@@ -163,6 +167,7 @@ export class AppServer implements ConnectionHost {
       ...turnHandlers(this.threads),
       ...reviewHandlers(this.threads),
       ...startupQuestionHandlers(),
+      ...accountHandlers(this.parts.auth, this.parts.hub),
       ...permissionProfileHandlers(),
       ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
@@ -171,8 +176,8 @@ export class AppServer implements ConnectionHost {
       ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId) }),
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
       ...configHandlers({ store: this.configStore, reloadMcpServers: () => mcp.reload(this.configStore.current.mcp_servers ?? {}) }),
-      ...modelHandlers({ store: this.configStore, host }),
-      ...modelProviderHandlers({ store: this.configStore, host }),
+      ...modelHandlers({ store: this.configStore, host, providerEnv: () => this.parts.auth.environment(host.env) }),
+      ...modelProviderHandlers({ store: this.configStore, host, providerEnv: () => host.env }),
     };
   }
 }

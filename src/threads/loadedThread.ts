@@ -26,6 +26,7 @@ import {
   type TurnRunnerDeps,
   type TurnSettings,
 } from "../agent/index.js";
+import type { AuthStore } from "../config/authStore.js";
 import type { Config } from "../config/schema.js";
 import { invalidRequest } from "../protocol/errors.js";
 import type { ThreadItem } from "../protocol/items.js";
@@ -64,6 +65,8 @@ export interface ThreadServices<S> {
   readonly activity: Activity;
   /** What turns run with: environment (API keys), tools, model clients. */
   readonly agent: Omit<TurnRunnerDeps, "config">;
+  /** The API key a client logged in with, for the providers of turns. */
+  readonly auth: AuthStore;
 }
 
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
@@ -358,7 +361,7 @@ export class LoadedThread<S> {
           contextTokens: this.history.contextTokens,
           newItemId: () => this.services.ids.uuid("item"),
         },
-        { ...this.services.agent, config: this.services.config.current },
+        { ...this.services.agent, config: this.services.config.current, providerEnv: this.services.auth.environment(this.services.agent.env) },
       );
     } catch (failure) {
       if (turn.controller.signal.aborted || failure instanceof TurnCancelled) {

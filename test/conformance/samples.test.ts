@@ -261,6 +261,10 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "mcpServer/resource/read": [{ server: "calc", uri: "memo://readme" }, { server: "calc", uri: "memo://readme", threadId: "t" }],
   "config/mcpServer/reload": [null],
   "modelProvider/list": [{}],
+  "account/login/start": [{ type: "apiKey", apiKey: "sk-x" }, { type: "chatgpt" }, { type: "chatgptDeviceCode" }],
+  "account/login/cancel": [{ loginId: "l1" }],
+  "account/logout": [null],
+  "account/rateLimits/read": [null],
   "modelProvider/capabilities/read": [{}],
   "experimentalFeature/list": [{}, { cursor: null, limit: 10, threadId: null }],
   "experimentalFeature/enablement/set": [{ enablement: {} }, { enablement: { shell_snapshot: false } }],
@@ -283,7 +287,7 @@ const EXPERIMENTAL = new Set([
 ]);
 
 /** Methods whose params the reference declares `null` (no params type, so no file to check against). */
-const NULL_PARAMS = new Set(["config/mcpServer/reload"]);
+const NULL_PARAMS = new Set(["config/mcpServer/reload", "account/logout", "account/rateLimits/read"]);
 
 describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {
   it.each(definitionSamples)("%s", (definition, schema, samples) => {

@@ -6,16 +6,18 @@ import type { HandlerTable } from "../dispatcher.js";
 export interface ModelDeps {
   readonly store: ConfigStore;
   readonly host: Host;
+  /** The environment providers take their keys from now (a key a client logged in with included). */
+  readonly providerEnv: () => NodeJS.ProcessEnv;
 }
 
 /** `model/list`: the configured provider's models (the configured model first), paged by index. */
-export function modelHandlers({ store, host }: ModelDeps): Pick<HandlerTable, "model/list"> {
+export function modelHandlers({ store, host, providerEnv }: ModelDeps): Pick<HandlerTable, "model/list"> {
   return {
     "model/list": async (params) => {
       const config = store.current;
       const configured = effectiveSettings(config, null, {}, host);
       const provider = params.modelProvider ?? configured.modelProvider;
-      const models = await listModels(config, provider, configured.model, host.env);
+      const models = await listModels(config, provider, configured.model, providerEnv());
       const start = params.cursor ? Number.parseInt(params.cursor, 10) || 0 : 0;
       const end = params.limit ? start + params.limit : models.length;
       return { data: models.slice(start, end), nextCursor: end < models.length ? String(end) : null };

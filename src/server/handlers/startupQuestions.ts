@@ -2,8 +2,6 @@ import type { HandlerTable } from "../dispatcher.js";
 
 type StartupQuestionHandlers = Pick<
   HandlerTable,
-  | "account/read"
-  | "account/bedrock/checkGovCloudRequirements"
   | "hooks/list"
   | "skills/list"
   | "plugin/installed"
@@ -11,15 +9,12 @@ type StartupQuestionHandlers = Pick<
 >;
 
 /**
- * What a client asks about its account and extensions when it starts. This server has no sign-in
- * (providers read their keys from the environment), no hooks, skills or plugins, and one
+ * What a client asks about its extensions when it starts. This server has no hooks, skills or plugins, and one
  * collaboration mode, so each answer is the true, empty one: clients such as the Codex TUI wait
  * for these before they show their composer.
  */
 export function startupQuestionHandlers(): StartupQuestionHandlers {
   return {
-    "account/read": () => ({ account: null, requiresOpenaiAuth: false }),
-    "account/bedrock/checkGovCloudRequirements": () => ({ isGovCloud: false, shouldWarn: false }),
     "hooks/list": (params) => ({ data: (params.cwds ?? []).map((cwd) => ({ cwd, hooks: [], errors: [], warnings: [] })) }),
     "skills/list": (params) => ({ data: (params.cwds ?? []).map((cwd) => ({ cwd, skills: [], errors: [] })) }),
     "plugin/installed": () => ({ marketplaces: [], marketplaceLoadErrors: [] }),
