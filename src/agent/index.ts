@@ -17,6 +17,7 @@ export { sandboxedArgv } from "./exec/sandbox.js";
 export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
 export { listModels } from "./model/modelCatalog.js";
 export { providerSummaries } from "./model/providers.js";
+export { fromResponseItems } from "./model/responseItems.js";
 export { ModelError } from "./model/modelError.js";
 export { loadProjectInstructions } from "./projectInstructions.js";
 export { reviewRequest, ReviewTargetError, type ReviewRequest } from "./review.js";

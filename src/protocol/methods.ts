@@ -109,6 +109,9 @@ import {
   ThreadIdParams,
   ThreadShellCommandParams,
   ThreadItemsListParams,
+  ThreadRevertParams,
+  ThreadRevertResponse,
+  ThreadInjectItemsParams,
   ThreadItemsListResponse,
   ThreadDeletedNotification,
   PermissionProfileListParams,
@@ -219,6 +222,8 @@ export const clientRequests = {
   "thread/shellCommand": threadRequest("ThreadShellCommand", ThreadShellCommandParams, EmptyResponse),
   "thread/items/list": threadRequest("ThreadItemsList", ThreadItemsListParams, ThreadItemsListResponse),
   "thread/delete": threadRequest("ThreadDelete", ThreadIdParams, EmptyResponse),
+  "thread/revert": threadRequest("ThreadRevert", ThreadRevertParams, ThreadRevertResponse),
+  "thread/inject_items": threadRequest("ThreadInjectItems", ThreadInjectItemsParams, EmptyResponse),
   "permissionProfile/list": request("PermissionProfileList", PermissionProfileListParams, PermissionProfileListResponse),
   "thread/backgroundTerminals/list": experimentalThreadRequest(
     "ThreadBackgroundTerminalsList",

@@ -236,3 +236,16 @@ export const PermissionProfileSummary = z.object({ id: z.string(), description: 
 
 /** Result of `permissionProfile/list`. */
 export const PermissionProfileListResponse = z.object({ data: z.array(PermissionProfileSummary), nextCursor: z.string().nullable().optional() });
+
+/** Params of `thread/revert`: the history from `beforeTurnId` on is dropped (files are not touched). */
+export const ThreadRevertParams = z.object({ threadId: z.string(), beforeTurnId: z.string() });
+
+/** Result of `thread/revert`: the thread (no turns; page them with thread/turns/list). */
+export const ThreadRevertResponse = z.object({
+  thread: Thread,
+  itemsBackwardsCursor: z.string().nullable().optional(),
+  turnsBackwardsCursor: z.string().nullable().optional(),
+});
+
+/** Params of `thread/inject_items`: raw Responses API items for the model-visible history. */
+export const ThreadInjectItemsParams = z.object({ threadId: z.string(), items: z.array(z.unknown()) });

@@ -33,6 +33,8 @@ export const ThreadRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("model"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
   /** A compaction: `items` replace the whole model-visible history before them. */
   z.object({ type: z.literal("compacted"), at: z.number(), turnId: z.string(), items: z.array(ConversationItem) }),
+  /** `thread/revert`: the turn `beforeTurnId` and every later one are gone from the history (files are untouched). */
+  z.object({ type: z.literal("reverted"), at: z.number(), beforeTurnId: z.string() }),
   /** The thread's goal as a client set it or a turn charged it; null once cleared. */
   z.object({ type: z.literal("goal"), at: z.number(), goal: ThreadGoal.nullable() }),
   /** Token usage of one model response. */

@@ -2,6 +2,8 @@ import type { GitInfo, Thread } from "../protocol/thread.js";
 import type { ThreadListParams } from "../protocol/threadMethods.js";
 import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
 import type { Clock } from "../runtime/clock.js";
+import type { ConversationItem } from "../agent/index.js";
+import { invalidRequest } from "../protocol/errors.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { setGoal } from "./goals.js";
 import { listThreads, type ThreadPage } from "./listing.js";
@@ -79,6 +81,28 @@ export class ThreadEdits<S> {
     if (thread) await this.registry.unload(thread, false);
     await this.options.store.delete(summary);
     return { result: {}, after: () => this.options.emit(told, "thread/deleted", { threadId }) };
+  }
+
+  /**
+   * `thread/revert`: the history from turn `beforeTurnId` on is gone (turns, items and what the
+   * model sees); files the turns changed are not touched. Not while a turn runs.
+   */
+  async revert(threadId: string, beforeTurnId: string, requester: S): Promise<{ thread: Thread; itemsBackwardsCursor: null; turnsBackwardsCursor: null }> {
+    if (this.registry.find(threadId)?.running) throw invalidRequest(`thread ${threadId} is running a turn; revert it once the turn ends`);
+    const history = await this.registry.history(threadId, noRolloutFound);
+    const problem = history.revertProblem(beforeTurnId);
+    if (problem) throw invalidRequest(problem);
+    await this.registry.appendTo(threadId, { type: "reverted", at: this.options.clock.nowMs(), beforeTurnId }, requester);
+    // Clients page the history that is left themselves (thread/turns/list, thread/items/list), from the newest.
+    return { thread: await this.read(threadId, false), itemsBackwardsCursor: null, turnsBackwardsCursor: null };
+  }
+
+  /** `thread/inject_items`: raw Responses items appended to what the model sees, from the next model call on. */
+  async injectItems(threadId: string, items: readonly ConversationItem[], requester: S): Promise<Record<string, never>> {
+    const history = await this.registry.history(threadId, noRolloutFound);
+    const turnId = history.turns.at(-1)?.id ?? "";
+    await this.registry.appendTo(threadId, { type: "model", at: this.options.clock.nowMs(), turnId, items: [...items] }, requester);
+    return {};
   }
 
   /** `thread/unarchive`: moves the file back; the thread stays unloaded. */

@@ -31,6 +31,8 @@ export class ThreadHistory {
   goal: ThreadGoal | null = null;
   /** The size of the context at the last model call, or after the last compaction (what auto-compaction checks). */
   contextTokens: number | null = null;
+  /** The turn whose compaction replaced the model-visible history before it, if any. */
+  private compactedTurn: string | null = null;
 
   constructor(
     readonly identity: ThreadIdentity,
@@ -107,7 +109,17 @@ export class ThreadHistory {
       case "goal":
         this.goal = record.goal;
         break;
+      case "reverted": {
+        const index = this.turns.findIndex((turn) => turn.id === record.beforeTurnId);
+        if (index === -1) break;
+        const gone = new Set(this.turns.splice(index).map((turn) => turn.id));
+        const kept = this.modelEntries.filter((entry) => !gone.has(entry.turnId));
+        this.modelEntries.splice(0, this.modelEntries.length, ...kept);
+        this.contextTokens = null;
+        break;
+      }
       case "compacted":
+        this.compactedTurn = record.turnId;
         this.modelEntries.splice(0, this.modelEntries.length, { turnId: record.turnId, items: record.items });
         this.contextTokens = estimateTokens(record.items);
         break;
@@ -134,6 +146,18 @@ export class ThreadHistory {
   }
 
   /** The model-visible history, in order. */
+  /** Why the history cannot be reverted to before `turnId` (unknown turn, or a compaction at or after it), or null. */
+  revertProblem(turnId: string): string | null {
+    const index = this.turns.findIndex((turn) => turn.id === turnId);
+    if (index === -1) return `turn ${turnId} is not a turn of thread ${this.identity.id}`;
+    const kept = new Set(this.turns.slice(0, index).map((turn) => turn.id));
+    // A compaction replaced everything before it with a summary, kept as that turn's entry.
+    if (this.compactedTurn !== null && !kept.has(this.compactedTurn)) {
+      return `the history before turn ${this.compactedTurn} was compacted into a summary; it can be reverted to no earlier than after that turn`;
+    }
+    return null;
+  }
+
   modelItems(): ConversationItem[] {
     return this.modelEntries.flatMap((entry) => entry.items);
   }

@@ -212,6 +212,8 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
     { threadId: "t", cursor: "c", sortDirection: "asc", deferOutput: null },
   ],
   "thread/delete": [{ threadId: "t" }],
+  "thread/revert": [{ threadId: "t", beforeTurnId: "u" }],
+  "thread/inject_items": [{ threadId: "t", items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "x" }] }] }],
   "permissionProfile/list": [{}, { cursor: null, cwd: "/tmp/w", limit: 5 }],
   "thread/shellCommand": [{ threadId: "t", command: "ls | wc -l" }, { threadId: "t", command: "make", timeoutMs: 60000 }],
   "thread/backgroundTerminals/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],

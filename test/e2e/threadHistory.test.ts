@@ -48,6 +48,36 @@ describe("thread history methods", () => {
     expect((await server.request("thread/items/list", { threadId: unknown })).error).toEqual({ code: -32600, message: `thread not found: ${unknown}` });
   });
 
+  it("reverts the history to before a turn (what the model sees too), and injects raw items the next turn's model sees", async () => {
+    const answers = ["One.", "Two.", "Three.", "Four."].map((text) => ({ items: [{ type: "message" as const, text }] }));
+    const { server, mock } = await launch(answers);
+    const threadId = await startThread(server);
+    const first = await runTurn(server, threadId, "First question.");
+    const second = await runTurn(server, threadId, "Second question.");
+    await runTurn(server, threadId, "Third question.");
+    const reverted = await server.request("thread/revert", { threadId, beforeTurnId: second.turnId });
+    expect(reverted.result).toMatchObject({ thread: { id: threadId, turns: [] }, itemsBackwardsCursor: null, turnsBackwardsCursor: null });
+    const turns = (await server.request("thread/turns/list", { threadId })).result.data;
+    expect(turns.map((turn: any) => turn.id)).toEqual([first.turnId]);
+    expect((await server.request("thread/items/list", { threadId })).result.data.map((entry: any) => entry.turnId)).toEqual([first.turnId, first.turnId]);
+
+    const injected = await server.request("thread/inject_items", {
+      threadId,
+      items: [{ type: "message", role: "developer", content: [{ type: "input_text", text: "Remember: the answer is blue." }] }],
+    });
+    expect(injected.result).toEqual({});
+    await runTurn(server, threadId, "Fourth question.");
+    const seen = JSON.stringify(mock.requests.at(-1)!.body.input);
+    expect(seen).toContain("First question.");
+    expect(seen).not.toContain("Second question.");
+    expect(seen).not.toContain("Third question.");
+    expect(seen).toContain("Remember: the answer is blue.");
+
+    expect((await server.request("thread/revert", { threadId, beforeTurnId: "nope" })).error.message).toBe(`turn nope is not a turn of thread ${threadId}`);
+    const bad = await server.request("thread/inject_items", { threadId, items: [{ type: "web_search_call", id: "x" }] });
+    expect(bad.error).toEqual({ code: -32600, message: "items[0] (web_search_call) is not a message, tool call or tool output this server can inject" });
+  });
+
   it("deletes a thread for good with thread/delete and tells its subscribers", async () => {
     const server = ServerProcess.start();
     await server.initialize();

@@ -1,3 +1,4 @@
+import { fromResponseItems } from "../../agent/index.js";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
 import { threadNotFound } from "../../threads/errors.js";
@@ -36,6 +37,12 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.get(params.threadId).compact()),
     "thread/items/list": async (params) => itemsPage((await threads.history(params.threadId, threadNotFound)).turns, params),
+    "thread/revert": (params, context) => threads.edits.revert(params.threadId, params.beforeTurnId, context.connection),
+    "thread/inject_items": async (params, context) => {
+      const read = fromResponseItems(params.items);
+      if ("problem" in read) throw invalidRequest(read.problem);
+      return threads.edits.injectItems(params.threadId, read.items, context.connection);
+    },
     "thread/delete": async (params, context) => respond(context, await threads.edits.delete(params.threadId, context.connection)),
     "thread/shellCommand": async (params, context) => respond(context, await threads.get(params.threadId).shellCommand(params)),
     "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
