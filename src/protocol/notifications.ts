@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { RequestId } from "./jsonrpc.js";
+import { ApprovalsReviewer, AskForApproval, ReasoningSummary, SandboxPolicy } from "./policy.js";
 import { ThreadItem } from "./items.js";
 import { Thread, ThreadReadState, ThreadStatus } from "./thread.js";
 import { ThreadTokenUsage, Turn, TurnError, TurnPlanStep } from "./turn.js";
@@ -113,3 +114,26 @@ export const ContextCompactedNotification = z.object({ threadId: z.string(), tur
 
 /** `thread/readState/changed`: unread tracking moved (a turn ended, or the client marked the thread read). */
 export const ThreadReadStateChangedNotification = z.object({ threadId: z.string(), readState: ThreadReadState });
+
+/** The settings a thread's turns run with, as `thread/settings/updated` carries them. */
+export const ThreadSettingsView = z.object({
+  model: z.string(),
+  modelProvider: z.string(),
+  cwd: z.string(),
+  approvalPolicy: AskForApproval,
+  approvalsReviewer: ApprovalsReviewer,
+  sandboxPolicy: SandboxPolicy,
+  effort: z.string().nullable().optional(),
+  summary: ReasoningSummary.nullable().optional(),
+  serviceTier: z.string().nullable().optional(),
+  collaborationMode: z.object({
+    mode: z.enum(["plan", "default"]),
+    settings: z.object({ model: z.string(), reasoning_effort: z.string().nullable().optional(), developer_instructions: z.string().nullable().optional() }),
+  }),
+  activePermissionProfile: z.object({ id: z.string(), extends: z.string().nullable().optional() }).nullable().optional(),
+  disabledPluginIds: z.array(z.string()).optional(),
+});
+export type ThreadSettingsView = z.infer<typeof ThreadSettingsView>;
+
+/** `thread/settings/updated`: a turn/start or resume changed the thread's settings. */
+export const ThreadSettingsUpdatedNotification = z.object({ threadId: z.string(), threadSettings: ThreadSettingsView });

@@ -47,7 +47,7 @@ import type { ClientRequester, Outcome, ThreadEmitter } from "./threadEvents.js"
 import type { ThreadFileWriter } from "./threadFile.js";
 import type { ThreadHistory } from "./threadHistory.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
-import { inProgressTurn, storedThread, turnError } from "./wireViews.js";
+import { inProgressTurn, storedThread, threadSettingsView, turnError } from "./wireViews.js";
 
 /** What a loaded thread needs from the server: storage, config, time, ids, the way to clients, the agent. */
 export interface ThreadServices<S> {
@@ -143,10 +143,16 @@ export class LoadedThread<S> {
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await this.ending;
     checkGoalAllowsTurn(this.history.goal);
-    await this.applySettings(turnSettingsRequest(params));
+    const changed = await this.applySettings(turnSettingsRequest(params));
     const turn = await this.beginTurn();
     turn.enqueue(pending);
-    return { result: { turn: inProgressTurn(turn.id) }, after: () => this.announceAndRun(turn, params.outputSchema, { kind: "regular" }) };
+    return {
+      result: { turn: inProgressTurn(turn.id) },
+      after: () => {
+        if (changed) this.announceSettings(this.subscribers);
+        this.announceAndRun(turn, params.outputSchema, { kind: "regular" });
+      },
+    };
   }
 
   /** `thread/compact/start`: a turn that only summarizes the history (no input, not steerable), once any running turn has ended. */
@@ -262,14 +268,20 @@ export class LoadedThread<S> {
     for (const pending of active.pendingRequests()) this.services.requests.replay(pending.id, pending.method, pending.params, subscriber);
   }
 
-  /** Stores the settings a request changes (those that differ from the thread's current ones), if any. */
-  async applySettings(request: SettingsRequest): Promise<void> {
+  /** Stores the settings a request changes (those that differ from the thread's current ones), if any; true when some did. */
+  async applySettings(request: SettingsRequest): Promise<boolean> {
     const current = this.history.settings;
     const next = effectiveSettings(this.services.config.current, current, request, this.services.host);
     const changed = (Object.keys(next) as Array<keyof TurnSettings>).filter((key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]));
-    if (changed.length === 0) return;
+    if (changed.length === 0) return false;
     const settings = Object.fromEntries(changed.map((key) => [key, next[key]]));
     await this.write({ type: "settings", at: this.services.clock.nowMs(), settings }, true);
+    return true;
+  }
+
+  /** `thread/settings/updated`: the settings the thread's turns now run with. */
+  announceSettings(recipients: Iterable<S>): void {
+    this.services.emit(recipients, "thread/settings/updated", { threadId: this.id, threadSettings: threadSettingsView(this.history.settings) });
   }
 
   /** Applies a record to the history and appends it to the thread's file (`durable`: fsync). */

@@ -87,7 +87,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       thread = this.register(stored.history, false, { path: stored.summary.path, writer });
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     }
-    await thread.applySettings(threadSettingsRequest(params));
+    const changed = await thread.applySettings(threadSettingsRequest(params));
     const sources = await thread.instructionSources();
     thread.subscribe(subscriber);
     const loaded = thread;
@@ -95,6 +95,8 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       result: thread.sessionResponse(!params.excludeTurns, sources),
       after: () => {
         this.warmUp.request();
+        // The resuming client learns them from its response; the others from this.
+        if (changed) loaded.announceSettings([...loaded.subscribers].filter((other) => other !== subscriber));
         loaded.catchUp(subscriber);
       },
     };

@@ -1,4 +1,5 @@
-import { ModelError } from "../agent/index.js";
+import { ModelError, type TurnSettings } from "../agent/index.js";
+import type { ThreadSettingsView } from "../protocol/notifications.js";
 import type { ThreadStatus, Thread } from "../protocol/thread.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
 import type { ThreadSummary } from "./threadStore.js";
@@ -51,5 +52,23 @@ export function storedThread(summary: ThreadSummary, turns: Turn[], status: Thre
     name: summary.name,
     daybreakEnabled: null,
     turns,
+  };
+}
+
+/** A thread's settings as `thread/settings/updated` carries them (Codex's ThreadSettings). */
+export function threadSettingsView(settings: TurnSettings): ThreadSettingsView {
+  return {
+    model: settings.model,
+    modelProvider: settings.modelProvider,
+    cwd: settings.cwd,
+    approvalPolicy: settings.approvalPolicy,
+    approvalsReviewer: settings.approvalsReviewer,
+    sandboxPolicy: settings.sandbox,
+    effort: settings.reasoningEffort ?? null,
+    summary: (settings.reasoningSummary as ThreadSettingsView["summary"]) ?? null,
+    serviceTier: settings.serviceTier ?? null,
+    collaborationMode: { mode: "default", settings: { model: settings.model, reasoning_effort: settings.reasoningEffort ?? null, developer_instructions: settings.developerInstructions ?? null } },
+    activePermissionProfile: null,
+    disabledPluginIds: [],
   };
 }

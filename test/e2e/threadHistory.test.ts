@@ -78,6 +78,23 @@ describe("thread history methods", () => {
     expect(bad.error).toEqual({ code: -32600, message: "items[0] (web_search_call) is not a message, tool call or tool output this server can inject" });
   });
 
+  it("announces changed settings with thread/settings/updated, after the turn/start response", async () => {
+    const { server } = await launch([{ items: [{ type: "message", text: "Hi." }] }, { items: [{ type: "message", text: "Again." }] }]);
+    const threadId = await startThread(server);
+    const { turnId } = await runTurn(server, threadId, "Hi.", { model: "gpt-5.5-mini", approvalPolicy: "never" });
+    const updates = server.messages.filter((m) => m.method === "thread/settings/updated");
+    expect(updates).toHaveLength(1);
+    expect(updates[0].params).toMatchObject({
+      threadId,
+      threadSettings: { model: "gpt-5.5-mini", approvalPolicy: "never", collaborationMode: { mode: "default", settings: { model: "gpt-5.5-mini" } } },
+    });
+    const responseAt = server.messages.findIndex((m) => m.result?.turn?.id === turnId);
+    expect(server.messages.indexOf(updates[0])).toBeGreaterThan(responseAt);
+    // The same settings again change nothing, and announce nothing.
+    await runTurn(server, threadId, "Again.", { model: "gpt-5.5-mini" });
+    expect(server.messages.filter((m) => m.method === "thread/settings/updated")).toHaveLength(1);
+  });
+
   it("deletes a thread for good with thread/delete and tells its subscribers", async () => {
     const server = ServerProcess.start();
     await server.initialize();
