@@ -224,6 +224,7 @@ export const OUT_OF_SCOPE_METHODS: ReadonlyMap<string, string> = new Map([
   ["account/rateLimitResetCredit/consume", `credits ${CHATGPT_ACCOUNT}`],
   ["account/sendAddCreditsNudgeEmail", `credits ${CHATGPT_ACCOUNT}`],
   ["account/workspaceMessages/read", `workspace messages ${CHATGPT_ACCOUNT}`],
+  ["account/usage/read", `usage and credit estimates ${CHATGPT_ACCOUNT} (token usage per thread comes with thread/tokenUsage/updated)`],
   ["feedback/upload", "feedback is uploaded to OpenAI, which this server never sends anything to (feedback/save writes it locally)"],
   ["windowsSandbox/setupStart", WINDOWS],
   ["windowsSandbox/readiness", WINDOWS],
