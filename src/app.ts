@@ -19,6 +19,7 @@ import type { ClientConnection } from "./server/connection.js";
 import { secretValuesOf } from "./server/secretRedaction.js";
 import { SessionAudit } from "./server/sessionAudit.js";
 import { ThreadManager } from "./threads/threadManager.js";
+import { SectionStore } from "./threads/sectionStore.js";
 import { ThreadStore } from "./threads/threadStore.js";
 
 /** How to build an {@link AppServer}. */
@@ -65,6 +66,9 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const hub = new ClientHub(clock, logger);
   const store = new ThreadStore(home, logger);
   const auth = new AuthStore(home);
+  const ids = options.ids ?? uuidV7Source(clock);
+  // Section ids are UUIDv7s, as Codex's.
+  const sections = new SectionStore(home, () => ids.uuid("item"));
   const activity = new Activity();
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
   const secretValues = secretValuesOf(host.env);
@@ -80,7 +84,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     store,
     config: configStore,
     clock,
-    ids: options.ids ?? uuidV7Source(clock),
+    ids,
     logger,
     host,
     unloadDelayMs: (startup.thread_unload_delay_secs ?? 60) * 1000,
@@ -97,6 +101,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     requests: hub.requests,
     emit: hub.emit,
     auth,
+    sections,
   });
   return new AppServer({
     home,
@@ -109,6 +114,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     threads,
     store,
     auth,
+    sections,
     mcp,
     loginShell,
     activity,

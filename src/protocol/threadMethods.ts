@@ -2,7 +2,7 @@ import * as z from "zod";
 import { ThreadItem } from "./items.js";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
 import { DynamicToolSpec } from "./clientTools.js";
-import { Thread, ThreadReadState } from "./thread.js";
+import { Thread, ThreadReadState, ThreadSection } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
 
 /** Settings a client may give when it starts, resumes or forks a thread. */
@@ -249,3 +249,30 @@ export const ThreadRevertResponse = z.object({
 
 /** Params of `thread/inject_items`: raw Responses API items for the model-visible history. */
 export const ThreadInjectItemsParams = z.object({ threadId: z.string(), items: z.array(z.unknown()) });
+
+/** How a section looks in clients that draw it. */
+const ThreadSectionAppearance = z.object({ color: z.string().nullable().optional(), icon: z.string().nullable().optional() });
+
+/** Params of `threadSection/list`. */
+export const ThreadSectionListParams = z.object({ cursor: z.string().nullable().optional(), limit: z.number().int().nonnegative().nullable().optional() });
+
+/** Result of `threadSection/list`. */
+export const ThreadSectionListResponse = z.object({ data: z.array(ThreadSection), nextCursor: z.string().nullable().optional() });
+
+/** Params of `threadSection/create`. */
+export const ThreadSectionCreateParams = z.object({ name: z.string().min(1), appearance: ThreadSectionAppearance.nullable().optional() });
+
+/** Params of `threadSection/update`: `appearance` omitted keeps it, null clears it. */
+export const ThreadSectionUpdateParams = z.object({ sectionId: z.string(), name: z.string().min(1), appearance: ThreadSectionAppearance.nullable().optional() });
+
+/** Result of `threadSection/create` and `threadSection/update`. */
+export const ThreadSectionResponse = z.object({ section: ThreadSection });
+
+/** Params of `threadSection/delete`. */
+export const ThreadSectionDeleteParams = z.object({ sectionId: z.string() });
+
+/** Params of `thread/section/move`: into (before `beforeThreadId`, else last), within, or out of (`sectionId` null) a section. */
+export const ThreadSectionMoveParams = z.object({ threadId: z.string(), sectionId: z.string().nullable(), beforeThreadId: z.string().nullable().optional() });
+
+/** `thread/section/changed`: a thread moved into, within, or out of (null) a section. */
+export const ThreadSectionChangedNotification = z.object({ threadId: z.string(), sectionId: z.string().nullable() });

@@ -11,6 +11,7 @@ import type { Activity } from "../runtime/activity.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ThreadManager } from "../threads/threadManager.js";
+import type { SectionStore } from "../threads/sectionStore.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
@@ -35,6 +36,7 @@ import { permissionProfileHandlers } from "./handlers/permissionProfile.js";
 import { reviewHandlers } from "./handlers/review.js";
 import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
 import { threadHandlers } from "./handlers/thread.js";
+import { threadSectionHandlers } from "./handlers/threadSection.js";
 import { turnHandlers } from "./handlers/turn.js";
 import { RequestScheduler } from "./requestScheduler.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
@@ -57,6 +59,8 @@ export interface AppServerParts {
   readonly store: ThreadStore;
   /** The API key a client logged in with (auth.json), loaded by {@link AppServer.init}. */
   readonly auth: AuthStore;
+  /** The thread sections (thread_sections.json), loaded by {@link AppServer.init}. */
+  readonly sections: SectionStore;
   /** The configured MCP servers, started by {@link AppServer.init}. */
   readonly mcp: McpManager;
   /** Login-profile snapshots for commands (removed at shutdown). */
@@ -104,7 +108,7 @@ export class AppServer implements ConnectionHost {
   async init(): Promise<void> {
     // MCP servers start in the background: neither `initialize` nor turns wait for them.
     this.parts.mcp.start();
-    await Promise.all([this.parts.store.init(), this.parts.auth.load()]);
+    await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load()]);
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
@@ -169,6 +173,7 @@ export class AppServer implements ConnectionHost {
       ...startupQuestionHandlers(),
       ...accountHandlers(this.parts.auth, this.parts.hub),
       ...permissionProfileHandlers(),
+      ...threadSectionHandlers(this.parts.sections),
       ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),

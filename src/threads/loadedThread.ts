@@ -44,6 +44,7 @@ import { chargeTurn, checkGoalAllowsTurn } from "./goals.js";
 import { ThreadReadTracker } from "./readState.js";
 import type { ThreadRecord } from "./records.js";
 import type { ClientRequester, Outcome, ThreadEmitter } from "./threadEvents.js";
+import type { SectionStore } from "./sectionStore.js";
 import type { ThreadFileWriter } from "./threadFile.js";
 import type { ThreadHistory } from "./threadHistory.js";
 import { summarize, type ThreadStore } from "./threadStore.js";
@@ -67,6 +68,8 @@ export interface ThreadServices<S> {
   readonly agent: Omit<TurnRunnerDeps, "config">;
   /** The API key a client logged in with, for the providers of turns. */
   readonly auth: AuthStore;
+  /** The thread sections (a thread's `section` comes from here). */
+  readonly sections: SectionStore;
 }
 
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
@@ -325,7 +328,7 @@ export class LoadedThread<S> {
   /** The wire view of the thread. */
   toThread(includeTurns: boolean): Thread {
     const summary = summarize(this.history, this.path ?? "", false);
-    const wire = storedThread(summary, includeTurns ? this.history.wireTurns() : [], this.status);
+    const wire = storedThread(summary, includeTurns ? this.history.wireTurns() : [], this.status, this.services.sections.placement(this.id));
     return { ...wire, ephemeral: this.ephemeral, path: this.path };
   }
 

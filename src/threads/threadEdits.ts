@@ -11,6 +11,7 @@ import type { LoadedThread } from "./loadedThread.js";
 import type { ThreadRecord } from "./records.js";
 import type { Outcome, ThreadEmitter } from "./threadEvents.js";
 import type { ThreadHistory } from "./threadHistory.js";
+import type { SectionStore } from "./sectionStore.js";
 import type { ThreadStore } from "./threadStore.js";
 import { storedThread } from "./wireViews.js";
 
@@ -28,6 +29,7 @@ export interface LoadedThreads<S> {
 /** The store, clock and emitter the edits use, and the server's cwd (thread/list's default filter). */
 export interface ThreadEditsOptions<S> {
   readonly store: ThreadStore;
+  readonly sections: SectionStore;
   readonly clock: Clock;
   readonly emit: ThreadEmitter<S>;
   readonly serverCwd: string;
@@ -50,14 +52,14 @@ export class ThreadEdits<S> {
     if (thread) return thread.toThread(includeTurns);
     const stored = await this.options.store.read(threadId);
     if (!stored) throw threadNotFound(threadId);
-    return storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : []);
+    return storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : [], undefined, this.options.sections.placement(threadId));
   }
 
   /** `thread/list`: stored threads, filtered, sorted and paged through the index. */
   list(params: ThreadListParams): ThreadPage {
     return listThreads(this.options.store.summaries(), params, (summary) => {
       const loaded = this.registry.find(summary.id);
-      return storedThread(summary, [], loaded?.status);
+      return storedThread(summary, [], loaded?.status, this.options.sections.placement(summary.id));
     }, this.options.serverCwd);
   }
 
@@ -80,6 +82,7 @@ export class ThreadEdits<S> {
     const told = thread ? new Set([...thread.subscribers, requester]) : new Set([requester]);
     if (thread) await this.registry.unload(thread, false);
     await this.options.store.delete(summary);
+    await this.options.sections.forget(threadId);
     return { result: {}, after: () => this.options.emit(told, "thread/deleted", { threadId }) };
   }
 
@@ -105,11 +108,19 @@ export class ThreadEdits<S> {
     return {};
   }
 
+  /** `thread/section/move`: into, within, or out of a section; `thread/section/changed` follows to whoever watches the thread. */
+  async moveToSection(threadId: string, sectionId: string | null, beforeThreadId: string | null, requester: S): Promise<Outcome<Record<string, never>>> {
+    if (!this.options.store.summary(threadId) && !this.registry.find(threadId)) throw noRolloutFound(threadId);
+    await this.options.sections.move(threadId, sectionId, beforeThreadId, Math.floor(this.options.clock.nowMs() / 1000));
+    const told = new Set([...(this.registry.find(threadId)?.subscribers ?? []), requester]);
+    return { result: {}, after: () => this.options.emit(told, "thread/section/changed", { threadId, sectionId }) };
+  }
+
   /** `thread/unarchive`: moves the file back; the thread stays unloaded. */
   async unarchive(threadId: string, requester: S): Promise<Outcome<{ thread: Thread }>> {
     const summary = this.options.store.summary(threadId);
     if (!summary || !summary.archived) throw noRolloutFound(threadId);
-    const thread = storedThread(await this.options.store.move(summary, false), []);
+    const thread = storedThread(await this.options.store.move(summary, false), [], undefined, this.options.sections.placement(threadId));
     return { result: { thread }, after: () => this.options.emit([requester], "thread/unarchived", { threadId }) };
   }
 

@@ -17,7 +17,12 @@ export function turnError(failure: unknown): TurnError {
 }
 
 /** The wire Thread of an index entry. */
-export function storedThread(summary: ThreadSummary, turns: Turn[], status: ThreadStatus = { type: "notLoaded" }): Thread {
+export function storedThread(
+  summary: ThreadSummary,
+  turns: Turn[],
+  status: ThreadStatus = { type: "notLoaded" },
+  placement: { readonly section: NonNullable<Thread["section"]>; readonly enteredAt: number } | null = null,
+): Thread {
   return {
     id: summary.id,
     environments: [{ environmentId: "local", cwd: summary.cwd, runtimeWorkspaceRoots: [summary.cwd] }],
@@ -28,8 +33,8 @@ export function storedThread(summary: ThreadSummary, turns: Turn[], status: Thre
     parentThreadId: null,
     preview: summary.preview,
     ephemeral: false,
-    section: null,
-    sectionEnteredAt: null,
+    section: placement?.section ?? null,
+    sectionEnteredAt: placement?.enteredAt ?? null,
     projectId: null,
     historyMode: "paginated",
     modelProvider: summary.modelProvider,

@@ -115,6 +115,44 @@ describe("thread history methods", () => {
     await again.closeStdin();
   });
 
+  it("keeps threads in sections: create, list, rename, move in and out, delete; they survive a restart", async () => {
+    const server = ServerProcess.start();
+    await server.initialize();
+    const ok = async (method: string, params: object) => {
+      const response = await server.request(method, params);
+      expect(response.error, method).toBeUndefined();
+      return response.result;
+    };
+    const work = (await ok("threadSection/create", { name: "Work", appearance: { color: "blue", icon: null } })).section;
+    const later = (await ok("threadSection/create", { name: "Later" })).section;
+    expect(work).toEqual({ id: expect.stringMatching(/-/), name: "Work", appearance: { color: "blue", icon: null } });
+    expect((await ok("threadSection/list", {})).data.map((section: any) => section.name)).toEqual(["Work", "Later"]);
+    const a = (await ok("thread/start", {})).thread.id;
+    const b = (await ok("thread/start", {})).thread.id;
+    expect(await ok("thread/section/move", { threadId: a, sectionId: work.id })).toEqual({});
+    expect((await server.waitFor((m) => m.method === "thread/section/changed")).params).toEqual({ threadId: a, sectionId: work.id });
+    await ok("thread/section/move", { threadId: b, sectionId: work.id, beforeThreadId: a });
+    const read = (await ok("thread/read", { threadId: a })).thread;
+    expect(read.section).toEqual(work);
+    expect(read.sectionEnteredAt).toEqual(expect.any(Number));
+    expect((await ok("threadSection/update", { sectionId: work.id, name: "Job" })).section).toEqual({ ...work, name: "Job" });
+    expect((await server.request("thread/section/move", { threadId: a, sectionId: "nope" })).error.message).toBe("no thread section nope");
+    await ok("thread/section/move", { threadId: b, sectionId: null });
+    expect((await ok("thread/read", { threadId: b })).thread.section).toBeNull();
+    await ok("threadSection/delete", { sectionId: later.id });
+    await server.closeStdin();
+
+    const again = ServerProcess.start({ home: server.home });
+    await again.initialize();
+    const listed = (await again.request("threadSection/list", {})).result.data;
+    expect(listed).toEqual([{ ...work, name: "Job" }]);
+    const threads = (await again.request("thread/list", {})).result.data;
+    expect(threads.find((thread: any) => thread.id === a).section).toEqual({ ...work, name: "Job" });
+    await again.request("threadSection/delete", { sectionId: work.id });
+    expect((await again.request("thread/read", { threadId: a })).result.thread.section).toBeNull();
+    await again.closeStdin();
+  });
+
   it("lists the permission profiles Codex knows", async () => {
     const server = ServerProcess.start();
     await server.initialize();

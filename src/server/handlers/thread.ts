@@ -37,6 +37,8 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     "thread/unsubscribe": (params, context) => ({ status: threads.unsubscribe(params.threadId, context.connection) }),
     "thread/compact/start": async (params, context) => respond(context, await threads.get(params.threadId).compact()),
     "thread/items/list": async (params) => itemsPage((await threads.history(params.threadId, threadNotFound)).turns, params),
+    "thread/section/move": async (params, context) =>
+      respond(context, await threads.edits.moveToSection(params.threadId, params.sectionId, params.beforeThreadId ?? null, context.connection)),
     "thread/revert": (params, context) => threads.edits.revert(params.threadId, params.beforeTurnId, context.connection),
     "thread/inject_items": async (params, context) => {
       const read = fromResponseItems(params.items);
