@@ -20,6 +20,7 @@ import {
   ToolRequestUserInputResponse,
 } from "./clientTools.js";
 import { ReviewStartParams, ReviewStartResponse } from "./reviewMethods.js";
+import { FeedbackSaveParams, FeedbackSaveResponse } from "./feedbackMethods.js";
 import {
   AccountLoginCompletedNotification,
   AccountUpdatedNotification,
@@ -238,6 +239,7 @@ export const clientRequests = {
   "threadSection/update": request("ThreadSectionUpdate", ThreadSectionUpdateParams, ThreadSectionResponse),
   "threadSection/delete": request("ThreadSectionDelete", ThreadSectionDeleteParams, EmptyResponse),
   "thread/inject_items": threadRequest("ThreadInjectItems", ThreadInjectItemsParams, EmptyResponse),
+  "feedback/save": request("FeedbackSave", FeedbackSaveParams, FeedbackSaveResponse),
   "permissionProfile/list": request("PermissionProfileList", PermissionProfileListParams, PermissionProfileListResponse),
   "thread/backgroundTerminals/list": experimentalThreadRequest(
     "ThreadBackgroundTerminalsList",

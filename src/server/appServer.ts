@@ -32,6 +32,7 @@ import { mcpHandlers } from "./handlers/mcpServerStatus.js";
 import { modelHandlers } from "./handlers/model.js";
 import { modelProviderHandlers } from "./handlers/modelProvider.js";
 import { experimentalFeatureHandlers } from "./handlers/experimentalFeature.js";
+import { feedbackHandlers } from "./handlers/feedback.js";
 import { permissionProfileHandlers } from "./handlers/permissionProfile.js";
 import { reviewHandlers } from "./handlers/review.js";
 import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
@@ -173,6 +174,7 @@ export class AppServer implements ConnectionHost {
       ...startupQuestionHandlers(),
       ...accountHandlers(this.parts.auth, this.parts.hub),
       ...permissionProfileHandlers(),
+      ...feedbackHandlers({ roots, threadFile: (threadId) => this.parts.store.summary(threadId)?.path, clock }),
       ...threadSectionHandlers(this.parts.sections),
       ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),

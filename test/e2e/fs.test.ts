@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { crc32 } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServerProcess } from "../support/serverProcess.js";
 import { startSwapper, type Swapper } from "../support/swapper.js";
@@ -37,6 +38,25 @@ async function fails(server: ServerProcess, method: string, params: object): Pro
   const response = await server.request(method, params);
   expect(response.result, `${method} ${JSON.stringify(params)} should fail`).toBeUndefined();
   return response.error;
+}
+
+/** The stored entries of a ZIP, by name, each checked against its CRC-32 (a reader independent of the writer). */
+function readZip(zip: Buffer): Map<string, string> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries = new Map<string, string>();
+  for (let i = 0; i < count; i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    const [crc, size, nameLength, extra, comment, offset] = [zip.readUInt32LE(at + 16), zip.readUInt32LE(at + 20), zip.readUInt16LE(at + 28), zip.readUInt16LE(at + 30), zip.readUInt16LE(at + 32), zip.readUInt32LE(at + 42)];
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
+    const dataStart = offset + 30 + zip.readUInt16LE(offset + 26) + zip.readUInt16LE(offset + 28);
+    const data = zip.subarray(dataStart, dataStart + size);
+    expect(crc32(data), name).toBe(crc);
+    entries.set(name, data.toString("utf8"));
+    at += 46 + nameLength + extra + comment;
+  }
+  return entries;
 }
 
 function write(file: string, content: string | Buffer = "x"): void {
@@ -134,6 +154,34 @@ describe("fs/*", () => {
     expect((await fails(server, "fs/watch", { path: path.join(workspace, "link"), watchId: "link" })).message).toContain("is outside the allowed roots");
     expect((await fails(server, "fs/watch", { path: path.join(workspace, "missing"), watchId: "m" })).message).toContain("does not exist");
     expect((await fails(server, "fs/watch", { path: "relative", watchId: "r" })).code).toBe(-32602);
+  });
+
+  it("saves feedback as a ZIP inside the allowed roots, with the thread's file and extra logs, and never over a file", async () => {
+    const { server, workspace } = await serve();
+    const thread = (await ok(server, "thread/start", {})).thread;
+    write(path.join(workspace, "app.log"), "line 1\nline 2\n");
+    const savePath = path.join(workspace, "feedback.zip");
+    const saved = await ok(server, "feedback/save", {
+      classification: "bug",
+      savePath,
+      reason: "The turn hung.",
+      tags: { area: "turns" },
+      threadId: thread.id,
+      includeLogs: true,
+      extraLogFiles: [path.join(workspace, "app.log")],
+    });
+    expect(saved).toEqual({ savedPath: savePath, threadId: thread.id, promptHash: null });
+    const entries = readZip(readFileSync(savePath));
+    expect([...entries.keys()]).toEqual(["feedback.json", `thread-${thread.id}.jsonl`, "logs/1-app.log"]);
+    expect(JSON.parse(entries.get("feedback.json")!)).toMatchObject({ classification: "bug", reason: "The turn hung.", tags: { area: "turns" }, threadId: thread.id });
+    expect(entries.get(`thread-${thread.id}.jsonl`)).toContain(thread.id);
+    expect(entries.get("logs/1-app.log")).toBe("line 1\nline 2\n");
+    expect((await fails(server, "feedback/save", { classification: "bug", savePath })).message).toContain("already exists");
+    const outside = tempDir("aas-fb-out-");
+    expect((await fails(server, "feedback/save", { classification: "bug", savePath: path.join(outside, "f.zip") })).message).toContain("is outside the allowed roots");
+    expect((await fails(server, "feedback/save", { classification: "bug", savePath: path.join(workspace, "g.zip"), includeLogs: true, extraLogFiles: ["/etc/passwd"] })).message).toContain(
+      "/etc/passwd is outside the allowed roots",
+    );
   });
 
   it("refuses relative paths, escapes through .. or symlinks, missing files and oversized reads", async () => {

@@ -1,0 +1,16 @@
+import * as z from "zod";
+
+/** Params of `feedback/save`: a feedback archive written on this host (never sent anywhere). */
+export const FeedbackSaveParams = z.object({
+  classification: z.string(),
+  savePath: z.string().refine((value) => value.startsWith("/"), "must be an absolute path"),
+  reason: z.string().nullable().optional(),
+  tags: z.record(z.string(), z.string()).nullable().optional(),
+  threadId: z.string().nullable().optional(),
+  includeLogs: z.boolean().optional(),
+  extraLogFiles: z.array(z.string()).nullable().optional(),
+});
+export type FeedbackSaveParams = z.infer<typeof FeedbackSaveParams>;
+
+/** Result of `feedback/save`. */
+export const FeedbackSaveResponse = z.object({ savedPath: z.string(), threadId: z.string(), promptHash: z.string().nullable().optional() });
