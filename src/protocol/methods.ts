@@ -63,7 +63,14 @@ import {
   ExperimentalFeatureListParams,
   ExperimentalFeatureListResponse,
 } from "./configMethods.js";
-import { ModelListParams, ModelListResponse, ModelProviderCapabilitiesReadResponse, ModelProviderListResponse } from "./modelMethods.js";
+import {
+  ModelListParams,
+  ModelListResponse,
+  ModelProviderCapabilitiesReadResponse,
+  ModelProviderConfigWriteParams,
+  ModelProviderConfigWriteResponse,
+  ModelProviderListResponse,
+} from "./modelMethods.js";
 import {
   FsCopyParams,
   FsChangedNotification,
@@ -275,6 +282,7 @@ export const clientRequests = {
   ),
   "model/list": request("ModelList", ModelListParams, ModelListResponse),
   "modelProvider/list": request("ModelProviderList", z.object({}), ModelProviderListResponse),
+  "modelProvider/config/write": request("ModelProviderConfigWrite", ModelProviderConfigWriteParams, ModelProviderConfigWriteResponse),
   "modelProvider/capabilities/read": request("ModelProviderCapabilitiesRead", z.object({}), ModelProviderCapabilitiesReadResponse),
   "config/read": request("ConfigRead", ConfigReadParams, ConfigReadResponse),
   "config/value/write": request("ConfigValueWrite", ConfigValueWriteParams, ConfigWriteResponse),

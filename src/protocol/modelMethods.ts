@@ -58,3 +58,20 @@ export const ModelProviderListResponse = z.object({ data: z.array(ModelProviderS
 
 /** Result of `modelProvider/capabilities/read`: the built-in tools beyond the agent's own this server offers. */
 export const ModelProviderCapabilitiesReadResponse = z.object({ imageGeneration: z.boolean(), webSearch: z.boolean() });
+
+/** Params of `modelProvider/config/write`: an OpenAI-compatible gateway's settings (omitted fields keep theirs; `providerId` null or omitted: a new provider). */
+export const ModelProviderConfigWriteParams = z.strictObject({
+  settings: z.union([
+    z.strictObject({
+      type: z.literal("customGateway"),
+      providerId: z.string().nullable().optional(),
+      name: z.string().min(1).optional(),
+      baseUrl: z.string().nullable().optional(),
+      envKey: z.string().nullable().optional(),
+    }),
+    z.object({ type: z.enum(["bedrock", "gcp"]) }).loose(),
+  ]),
+});
+
+/** Result of `modelProvider/config/write`: the provider as it is now. */
+export const ModelProviderConfigWriteResponse = z.object({ provider: ModelProviderSummary });

@@ -274,6 +274,10 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "account/logout": [null],
   "account/rateLimits/read": [null],
   "modelProvider/capabilities/read": [{}],
+  "modelProvider/config/write": [
+    { settings: { type: "customGateway", name: "GW", baseUrl: "http://127.0.0.1:1/v1", envKey: "K" } },
+    { settings: { type: "customGateway", providerId: "gw", envKey: null } },
+  ],
   "experimentalFeature/list": [{}, { cursor: null, limit: 10, threadId: null }],
   "experimentalFeature/enablement/set": [{ enablement: {} }, { enablement: { shell_snapshot: false } }],
   "mcpServerStatus/list": [

@@ -141,4 +141,28 @@ describe("model providers", () => {
     expect((await server.request("modelProvider/capabilities/read", {})).result).toEqual({ imageGeneration: false, webSearch: false });
     await server.closeStdin();
   });
+
+  it("writes an OpenAI-compatible gateway to config.toml with modelProvider/config/write, and edits it", async () => {
+    const server = ServerProcess.start();
+    await server.initialize();
+    const created = await server.request("modelProvider/config/write", {
+      settings: { type: "customGateway", name: "My Gateway", baseUrl: "http://127.0.0.1:9999/v1", envKey: "GW_KEY" },
+    });
+    expect(created.result.provider).toEqual({
+      id: "my-gateway",
+      name: "My Gateway",
+      baseUrl: "http://127.0.0.1:9999/v1",
+      canEdit: true,
+      settings: { type: "customGateway", auth: { mode: "environmentVariable", envKey: "GW_KEY" } },
+    });
+    expect(configFile(server.home).model_providers["my-gateway"]).toEqual({ name: "My Gateway", base_url: "http://127.0.0.1:9999/v1", env_key: "GW_KEY" });
+    const edited = await server.request("modelProvider/config/write", { settings: { type: "customGateway", providerId: "my-gateway", envKey: null } });
+    expect(edited.result.provider.settings).toEqual({ type: "customGateway", auth: { mode: "none" } });
+    expect(configFile(server.home).model_providers["my-gateway"]).toEqual({ name: "My Gateway", base_url: "http://127.0.0.1:9999/v1" });
+    expect((await server.request("modelProvider/config/write", { settings: { type: "customGateway", providerId: "openai", name: "x" } })).error.message).toContain(
+      "provider openai is built in or set by a flag",
+    );
+    expect((await server.request("modelProvider/config/write", { settings: { type: "bedrock", providerId: "amazon-bedrock" } })).error.message).toContain("bedrock providers are not supported");
+    await server.closeStdin();
+  });
 });

@@ -102,10 +102,10 @@ export interface ProviderSummary {
 
 /**
  * Every provider a thread can use: the built-ins (`openai`, `ollama`) and `[model_providers.*]`,
- * sorted by id. OpenAI-compatible ones show as custom gateways with the variable their key comes
+ * sorted by id; `editable`: the ids config.toml itself defines. OpenAI-compatible ones show as custom gateways with the variable their key comes
  * from; a base URL is shown without any credentials or query in it.
  */
-export function providerSummaries(config: Config, env: NodeJS.ProcessEnv): ProviderSummary[] {
+export function providerSummaries(config: Config, env: NodeJS.ProcessEnv, editable: ReadonlySet<string> = new Set()): ProviderSummary[] {
   const builtIn = builtInProviders(env);
   const tables: Record<string, ProviderTable> = { ...builtIn };
   for (const [id, table] of Object.entries(config.model_providers ?? {})) tables[id] = { ...builtIn[id], ...table };
@@ -115,8 +115,8 @@ export function providerSummaries(config: Config, env: NodeJS.ProcessEnv): Provi
       id,
       name: table.name ?? id,
       baseUrl: displayableUrl(table.base_url),
-      // Providers are edited in config.toml (config/value/write); modelProvider/config/write is not served.
-      canEdit: false,
+      // modelProvider/config/write edits the custom providers of config.toml, never a built-in one.
+      canEdit: editable.has(id) && !(id in builtIn),
       settings:
         id === "openai"
           ? { type: "openai" as const }
