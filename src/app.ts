@@ -66,6 +66,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const hub = new ClientHub(clock, logger);
   const store = new ThreadStore(home, logger);
   const auth = new AuthStore(home);
+  const skillRoots: { current: readonly string[] } = { current: [] };
   const ids = options.ids ?? uuidV7Source(clock);
   // Section ids are UUIDv7s, as Codex's.
   const sections = new SectionStore(home, () => ids.uuid("item"));
@@ -97,6 +98,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
       loginShell,
       warnOnce: (summary, details) => hub.warnOnce(summary, details),
       mcpTools: () => mcp.tools(),
+      skillRoots: () => skillRoots.current,
     },
     requests: hub.requests,
     emit: hub.emit,
@@ -115,6 +117,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     store,
     auth,
     sections,
+    skillRoots,
     mcp,
     loginShell,
     activity,

@@ -39,7 +39,8 @@ export async function loadProjectInstructions(cwd: string): Promise<ProjectInstr
   return { sources, text: parts.length > 0 ? parts.join("\n\n") : null };
 }
 
-async function directoriesFromRoot(cwd: string): Promise<string[]> {
+/** The directories from the repository root (nearest ancestor with `.git`, else `cwd` alone) down to `cwd`. */
+export async function directoriesFromRoot(cwd: string): Promise<string[]> {
   const chain: string[] = [];
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     chain.push(dir);

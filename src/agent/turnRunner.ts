@@ -10,6 +10,7 @@ import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
+import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
 import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
@@ -73,6 +74,8 @@ export interface TurnRunnerDeps {
   readonly warnOnce: (summary: string, details: string) => void;
   /** The tools of the MCP servers ready now; asked again before each model request. */
   readonly mcpTools: () => readonly Tool[];
+  /** Extra directories skills are found in (`skills/extraRoots/set`). */
+  readonly skillRoots: () => readonly string[];
 }
 
 /** Whether approvals go to the model's automatic reviewer (`auto_review`, and its legacy name) rather than the client. */
@@ -95,8 +98,11 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
   ]);
-  const project = await loadProjectInstructions(job.settings.cwd);
-  const context = contextMessages(job.settings, project.text);
+  const [project, found] = await Promise.all([
+    loadProjectInstructions(job.settings.cwd),
+    discoverSkills(job.settings.cwd, { home: deps.home, extraRoots: deps.skillRoots(), disabled: deps.config.skills?.config?.filter((entry) => !entry.enabled) ?? [] }),
+  ]);
+  const context = contextMessages(job.settings, project.text, skillsMessage(found.skills));
   // A review starts from the review request alone; only its outcome joins the thread's history.
   const reviewing = job.mode.kind === "review";
   const history = reviewing ? [] : [...job.history];
@@ -338,12 +344,13 @@ function agentMessage(id: string, text: string): ThreadItem {
   return { type: "agentMessage", id, text, phase: null, memoryCitation: null, delivery: null, questions: null, moderation: null };
 }
 
-/** The messages that precede the conversation: developer instructions, AGENTS.md, environment. */
-function contextMessages(settings: TurnSettings, projectInstructions: string | null): ConversationItem[] {
+/** The messages that precede the conversation: developer instructions, the skills, AGENTS.md, environment. */
+function contextMessages(settings: TurnSettings, projectInstructions: string | null, skills: string | null): ConversationItem[] {
   const messages: ConversationItem[] = [];
   if (settings.developerInstructions) {
     messages.push({ type: "message", role: "developer", content: [{ type: "input_text", text: settings.developerInstructions }] });
   }
+  if (skills) messages.push({ type: "message", role: "developer", content: [{ type: "input_text", text: skills }] });
   if (projectInstructions) messages.push({ type: "message", role: "user", content: [{ type: "input_text", text: projectInstructions }] });
   const environment = environmentContext({
     cwd: settings.cwd,

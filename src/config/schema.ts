@@ -107,6 +107,10 @@ export const Config = z.looseObject({
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
+  /** `[[skills.config]]`: skills switched off (or back on) by SKILL.md path or by name (`skills/config/write`). */
+  skills: z
+    .looseObject({ config: z.array(z.object({ path: z.string().optional(), name: z.string().optional(), enabled: z.boolean() })).optional() })
+    .optional(),
   /** `[features]`: `shell_snapshot = false` runs every command's login profile anew (src/agent/exec/loginShell.ts). */
   features: z.looseObject({ shell_snapshot: z.boolean().optional() }).optional(),
   /** `[tools]`: optional tools (`experimental_request_user_input.enabled` offers `request_user_input`). */

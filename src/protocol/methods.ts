@@ -109,6 +109,9 @@ import {
   PluginInstalledParams,
   PluginInstalledResponse,
   SkillsListParams,
+  SkillsConfigWriteParams,
+  SkillsConfigWriteResponse,
+  SkillsExtraRootsSetParams,
   SkillsListResponse,
 } from "./startupQuestionMethods.js";
 import {
@@ -290,6 +293,8 @@ export const clientRequests = {
   "configRequirements/read": request("ConfigRequirementsRead", z.object({}), ConfigRequirementsReadResponse),
   "hooks/list": request("HooksList", HooksListParams, HooksListResponse, "threadHint"),
   "skills/list": request("SkillsList", SkillsListParams, SkillsListResponse),
+  "skills/config/write": request("SkillsConfigWrite", SkillsConfigWriteParams, SkillsConfigWriteResponse),
+  "skills/extraRoots/set": request("SkillsExtraRootsSet", SkillsExtraRootsSetParams, EmptyResponse),
   "plugin/installed": request("PluginInstalled", PluginInstalledParams, PluginInstalledResponse),
   "collaborationMode/list": request("CollaborationModeList", z.object({}), CollaborationModeListResponse),
   "fs/readFile": request("FsReadFile", FsReadFileParams, FsReadFileResponse),

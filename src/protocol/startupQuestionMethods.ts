@@ -40,10 +40,28 @@ export const SkillsListParams = z.object({
   forceReload: z.boolean().optional(),
 });
 
-/** Result of `skills/list`: one entry per cwd asked about. */
-export const SkillsListResponse = z.object({
-  data: z.array(z.object({ cwd: z.string(), skills: z.array(z.unknown()), errors: z.array(z.unknown()) })),
+/** A skill as `skills/list` shows it. */
+export const SkillMetadata = z.object({
+  name: z.string(),
+  description: z.string(),
+  path: z.string(),
+  scope: z.enum(["user", "repo", "system", "admin"]),
+  enabled: z.boolean(),
 });
+
+/** Result of `skills/list`: one entry per cwd asked about, with the SKILL.md files that could not be read. */
+export const SkillsListResponse = z.object({
+  data: z.array(z.object({ cwd: z.string(), skills: z.array(SkillMetadata), errors: z.array(z.object({ path: z.string(), message: z.string() })) })),
+});
+
+/** Params of `skills/config/write`: a skill (by SKILL.md path or by name) switched on or off in config.toml. */
+export const SkillsConfigWriteParams = z.object({ enabled: z.boolean(), name: z.string().nullable().optional(), path: z.string().nullable().optional() });
+
+/** Result of `skills/config/write`. */
+export const SkillsConfigWriteResponse = z.object({ effectiveEnabled: z.boolean() });
+
+/** Params of `skills/extraRoots/set`: more directories to find skills in, for the rest of the process. */
+export const SkillsExtraRootsSetParams = z.object({ extraRoots: z.array(z.string()) });
 
 /** Params of `plugin/installed`. */
 export const PluginInstalledParams = z.object({

@@ -35,6 +35,7 @@ import { experimentalFeatureHandlers } from "./handlers/experimentalFeature.js";
 import { feedbackHandlers } from "./handlers/feedback.js";
 import { permissionProfileHandlers } from "./handlers/permissionProfile.js";
 import { reviewHandlers } from "./handlers/review.js";
+import { skillsHandlers } from "./handlers/skills.js";
 import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
 import { threadHandlers } from "./handlers/thread.js";
 import { threadSectionHandlers } from "./handlers/threadSection.js";
@@ -62,6 +63,8 @@ export interface AppServerParts {
   readonly auth: AuthStore;
   /** The thread sections (thread_sections.json), loaded by {@link AppServer.init}. */
   readonly sections: SectionStore;
+  /** Extra directories skills are found in, as `skills/extraRoots/set` last set them (turns read them too). */
+  readonly skillRoots: { current: readonly string[] };
   /** The configured MCP servers, started by {@link AppServer.init}. */
   readonly mcp: McpManager;
   /** Login-profile snapshots for commands (removed at shutdown). */
@@ -172,6 +175,7 @@ export class AppServer implements ConnectionHost {
       ...turnHandlers(this.threads),
       ...reviewHandlers(this.threads),
       ...startupQuestionHandlers(),
+      ...skillsHandlers({ store: this.configStore, home, defaultCwd: host.cwd, extraRoots: this.parts.skillRoots }),
       ...accountHandlers(this.parts.auth, this.parts.hub),
       ...permissionProfileHandlers(),
       ...feedbackHandlers({ roots, threadFile: (threadId) => this.parts.store.summary(threadId)?.path, clock }),

@@ -219,6 +219,8 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "threadSection/delete": [{ sectionId: "s" }],
   "thread/revert": [{ threadId: "t", beforeTurnId: "u" }],
   "thread/inject_items": [{ threadId: "t", items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "x" }] }] }],
+  "skills/config/write": [{ path: "/home/me/.agent-app-server/skills/deploy/SKILL.md", enabled: false }, { name: "deploy", enabled: true }],
+  "skills/extraRoots/set": [{ extraRoots: ["/opt/skills"] }, { extraRoots: [] }],
   "feedback/save": [{ classification: "bug", savePath: "/tmp/f.zip" }, { classification: "bug", savePath: "/tmp/f.zip", includeLogs: true, extraLogFiles: ["/tmp/a.log"], threadId: "t", reason: null, tags: { a: "b" } }],
   "permissionProfile/list": [{}, { cursor: null, cwd: "/tmp/w", limit: 5 }],
   "thread/shellCommand": [{ threadId: "t", command: "ls | wc -l" }, { threadId: "t", command: "make", timeoutMs: 60000 }],
