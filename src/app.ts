@@ -20,6 +20,7 @@ import { secretValuesOf } from "./server/secretRedaction.js";
 import { SessionAudit } from "./server/sessionAudit.js";
 import { ThreadManager } from "./threads/threadManager.js";
 import { SectionStore } from "./threads/sectionStore.js";
+import { AttachmentStore } from "./threads/attachmentStore.js";
 import { ThreadStore } from "./threads/threadStore.js";
 
 /** How to build an {@link AppServer}. */
@@ -70,6 +71,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const ids = options.ids ?? uuidV7Source(clock);
   // Section ids are UUIDv7s, as Codex's.
   const sections = new SectionStore(home, () => ids.uuid("item"));
+  const attachments = new AttachmentStore(home, () => ids.uuid("item"));
   const activity = new Activity();
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
   const secretValues = secretValuesOf(host.env);
@@ -104,6 +106,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     emit: hub.emit,
     auth,
     sections,
+    attachments,
   });
   return new AppServer({
     home,
@@ -117,6 +120,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     store,
     auth,
     sections,
+    attachments,
     skillRoots,
     mcp,
     loginShell,

@@ -115,6 +115,16 @@ import {
   SkillsListResponse,
 } from "./startupQuestionMethods.js";
 import {
+  ThreadAttachmentAddParams,
+  ThreadAttachmentAddResponse,
+  ThreadAttachmentListParams,
+  ThreadAttachmentListResponse,
+  ThreadAttachmentOwnerListParams,
+  ThreadAttachmentOwnerListResponse,
+  ThreadAttachmentRemoveParams,
+  ThreadAttachmentUpdatedNotification,
+} from "./attachmentMethods.js";
+import {
   EmptyResponse,
   ThreadForkParams,
   ThreadIdParams,
@@ -249,6 +259,10 @@ export const clientRequests = {
   "threadSection/update": request("ThreadSectionUpdate", ThreadSectionUpdateParams, ThreadSectionResponse),
   "threadSection/delete": request("ThreadSectionDelete", ThreadSectionDeleteParams, EmptyResponse),
   "thread/inject_items": threadRequest("ThreadInjectItems", ThreadInjectItemsParams, EmptyResponse),
+  "thread/attachment/add": threadRequest("ThreadAttachmentAdd", ThreadAttachmentAddParams, ThreadAttachmentAddResponse),
+  "thread/attachment/list": threadRequest("ThreadAttachmentList", ThreadAttachmentListParams, ThreadAttachmentListResponse),
+  "thread/attachment/remove": threadRequest("ThreadAttachmentRemove", ThreadAttachmentRemoveParams, EmptyResponse),
+  "thread/attachmentOwner/list": request("ThreadAttachmentOwnerList", ThreadAttachmentOwnerListParams, ThreadAttachmentOwnerListResponse),
   "feedback/save": request("FeedbackSave", FeedbackSaveParams, FeedbackSaveResponse),
   "permissionProfile/list": request("PermissionProfileList", PermissionProfileListParams, PermissionProfileListResponse),
   "thread/backgroundTerminals/list": experimentalThreadRequest(
@@ -330,6 +344,7 @@ export const serverNotifications = {
   "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
   "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
   "thread/section/changed": notification("ThreadSectionChangedNotification", ThreadSectionChangedNotification),
+  "thread/attachment/updated": notification("ThreadAttachmentUpdatedNotification", ThreadAttachmentUpdatedNotification),
   "thread/settings/updated": notification("ThreadSettingsUpdatedNotification", ThreadSettingsUpdatedNotification),
   "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),
   "thread/goal/updated": notification("ThreadGoalUpdatedNotification", ThreadGoalUpdatedNotification),

@@ -12,6 +12,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ThreadManager } from "../threads/threadManager.js";
 import type { SectionStore } from "../threads/sectionStore.js";
+import type { AttachmentStore } from "../threads/attachmentStore.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
@@ -63,6 +64,8 @@ export interface AppServerParts {
   readonly auth: AuthStore;
   /** The thread sections (thread_sections.json), loaded by {@link AppServer.init}. */
   readonly sections: SectionStore;
+  /** The thread attachments (thread_attachments.json), loaded by {@link AppServer.init}. */
+  readonly attachments: AttachmentStore;
   /** Extra directories skills are found in, as `skills/extraRoots/set` last set them (turns read them too). */
   readonly skillRoots: { current: readonly string[] };
   /** The configured MCP servers, started by {@link AppServer.init}. */
@@ -112,7 +115,7 @@ export class AppServer implements ConnectionHost {
   async init(): Promise<void> {
     // MCP servers start in the background: neither `initialize` nor turns wait for them.
     this.parts.mcp.start();
-    await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load()]);
+    await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load()]);
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */

@@ -1,15 +1,13 @@
 /**
  * Thread sections (`threadSection/*`, `thread/section/move`): user-visible groups of threads, kept
  * apart from the threads themselves in `thread_sections.json` in the home, with each section's
- * threads in order and when each entered it. Every change rewrites the file whole (a temp file
- * renamed into place), one change at a time.
+ * threads in order and when each entered it.
  */
-import { randomUUID } from "node:crypto";
-import { readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { ThreadSection } from "../protocol/thread.js";
 import { invalidRequest } from "../protocol/errors.js";
+import { JsonStateFile } from "../runtime/jsonStateFile.js";
 
 const Member = z.object({ threadId: z.string(), enteredAt: z.number().int() });
 const SectionsFile = z.object({
@@ -22,26 +20,22 @@ type Appearance = Section["appearance"];
 
 /** The sections, their threads, and the file they live in. */
 export class SectionStore {
-  private state: SectionsFile = { sections: [], members: {} };
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly file: JsonStateFile<SectionsFile>;
 
   constructor(
-    private readonly home: string,
+    home: string,
     private readonly newId: () => string,
-  ) {}
+  ) {
+    this.file = new JsonStateFile(path.join(home, "thread_sections.json"), SectionsFile, { sections: [], members: {} });
+  }
 
-  private get file(): string {
-    return path.join(this.home, "thread_sections.json");
+  private get state(): SectionsFile {
+    return this.file.state;
   }
 
   /** Reads the file (missing or unreadable: no sections). */
-  async load(): Promise<void> {
-    try {
-      const parsed = SectionsFile.safeParse(JSON.parse(await readFile(this.file, "utf8")));
-      if (parsed.success) this.state = parsed.data;
-    } catch {
-      // No sections yet.
-    }
+  load(): Promise<void> {
+    return this.file.load();
   }
 
   /** The sections, in the order they were created. */
@@ -51,27 +45,23 @@ export class SectionStore {
 
   /** The section a thread is in, and since when (Unix seconds); null when in none. */
   placement(threadId: string): { section: Section; enteredAt: number } | null {
-    for (const section of this.state.sections) {
-      const member = this.state.members[section.id]?.find((entry) => entry.threadId === threadId);
-      if (member) return { section, enteredAt: member.enteredAt };
-    }
-    return null;
+    return placementIn(this.state, threadId);
   }
 
   /** Creates a section. */
   create(name: string, appearance: Appearance): Promise<Section> {
-    return this.change(() => {
+    return this.file.change((draft) => {
       const section: Section = { id: this.newId(), name, appearance: appearance ?? null };
-      this.state.sections.push(section);
-      this.state.members[section.id] = [];
+      draft.sections.push(section);
+      draft.members[section.id] = [];
       return section;
     });
   }
 
   /** Renames a section; `appearance` undefined keeps it, null clears it. */
   update(sectionId: string, name: string, appearance: Appearance | undefined): Promise<Section> {
-    return this.change(() => {
-      const section = this.require(sectionId);
+    return this.file.change((draft) => {
+      const section = requireIn(draft, sectionId);
       section.name = name;
       if (appearance !== undefined) section.appearance = appearance;
       return section;
@@ -80,24 +70,24 @@ export class SectionStore {
 
   /** Deletes a section; its threads are then in none. */
   delete(sectionId: string): Promise<void> {
-    return this.change(() => {
-      this.require(sectionId);
-      this.state.sections = this.state.sections.filter((section) => section.id !== sectionId);
-      delete this.state.members[sectionId];
+    return this.file.change((draft) => {
+      requireIn(draft, sectionId);
+      draft.sections = draft.sections.filter((section) => section.id !== sectionId);
+      delete draft.members[sectionId];
     });
   }
 
   /** Moves a thread into (before `beforeThreadId`, else last), within, or out of (`sectionId` null) a section. */
   move(threadId: string, sectionId: string | null, beforeThreadId: string | null, nowSeconds: number): Promise<void> {
-    return this.change(() => {
-      if (sectionId !== null) this.require(sectionId);
-      const previous = this.placement(threadId);
-      for (const members of Object.values(this.state.members)) {
+    return this.file.change((draft) => {
+      if (sectionId !== null) requireIn(draft, sectionId);
+      const previous = placementIn(draft, threadId);
+      for (const members of Object.values(draft.members)) {
         const index = members.findIndex((entry) => entry.threadId === threadId);
         if (index !== -1) members.splice(index, 1);
       }
       if (sectionId === null) return;
-      const members = this.state.members[sectionId]!;
+      const members = draft.members[sectionId]!;
       const enteredAt = previous?.section.id === sectionId ? previous.enteredAt : nowSeconds;
       const before = beforeThreadId === null ? -1 : members.findIndex((entry) => entry.threadId === beforeThreadId);
       if (beforeThreadId !== null && before === -1) throw invalidRequest(`thread ${beforeThreadId} is not in section ${sectionId}`);
@@ -110,30 +100,18 @@ export class SectionStore {
     if (!this.placement(threadId)) return Promise.resolve();
     return this.move(threadId, null, null, 0);
   }
+}
 
-  private require(sectionId: string): Section {
-    const section = this.state.sections.find((entry) => entry.id === sectionId);
-    if (!section) throw invalidRequest(`no thread section ${sectionId}`);
-    return section;
+function placementIn(state: SectionsFile, threadId: string): { section: Section; enteredAt: number } | null {
+  for (const section of state.sections) {
+    const member = state.members[section.id]?.find((entry) => entry.threadId === threadId);
+    if (member) return { section, enteredAt: member.enteredAt };
   }
+  return null;
+}
 
-  /** Applies `edit` to a copy of the state, writes it, then keeps it; a failed edit or write changes nothing. */
-  private change<T>(edit: () => T): Promise<T> {
-    const run = this.queue.then(async () => {
-      const before = this.state;
-      this.state = structuredClone(before);
-      try {
-        const result = edit();
-        const temp = path.join(this.home, `.thread_sections.${randomUUID()}.tmp`);
-        await writeFile(temp, JSON.stringify(this.state, null, 2) + "\n");
-        await rename(temp, this.file);
-        return result;
-      } catch (error) {
-        this.state = before;
-        throw error;
-      }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
+function requireIn(state: SectionsFile, sectionId: string): Section {
+  const section = state.sections.find((entry) => entry.id === sectionId);
+  if (!section) throw invalidRequest(`no thread section ${sectionId}`);
+  return section;
 }

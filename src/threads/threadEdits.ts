@@ -12,6 +12,7 @@ import type { ThreadRecord } from "./records.js";
 import type { Outcome, ThreadEmitter } from "./threadEvents.js";
 import type { ThreadHistory } from "./threadHistory.js";
 import type { SectionStore } from "./sectionStore.js";
+import type { AttachmentStore } from "./attachmentStore.js";
 import type { ThreadStore } from "./threadStore.js";
 import { storedThread } from "./wireViews.js";
 
@@ -30,6 +31,7 @@ export interface LoadedThreads<S> {
 export interface ThreadEditsOptions<S> {
   readonly store: ThreadStore;
   readonly sections: SectionStore;
+  readonly attachments: AttachmentStore;
   readonly clock: Clock;
   readonly emit: ThreadEmitter<S>;
   readonly serverCwd: string;
@@ -83,6 +85,7 @@ export class ThreadEdits<S> {
     if (thread) await this.registry.unload(thread, false);
     await this.options.store.delete(summary);
     await this.options.sections.forget(threadId);
+    await this.options.attachments.forget(threadId);
     return { result: {}, after: () => this.options.emit(told, "thread/deleted", { threadId }) };
   }
 

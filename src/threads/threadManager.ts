@@ -20,12 +20,16 @@ import { LoadedThread, type ThreadServices } from "./loadedThread.js";
 import { offsetPage, turnsPage } from "./paging.js";
 import type { ThreadRecord } from "./records.js";
 import { ThreadEdits, type LoadedThreads } from "./threadEdits.js";
+import { ThreadAttachments } from "./threadAttachments.js";
+import type { AttachmentStore } from "./attachmentStore.js";
 import type { Outcome } from "./threadEvents.js";
 import { ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";
 
 /** What the ThreadManager needs: what its threads need, and how long an unwatched idle thread stays. */
 export interface ThreadManagerOptions<S> extends ThreadServices<S> {
+  /** The thread attachments (thread_attachments.json). */
+  readonly attachments: AttachmentStore;
   /** How long an idle thread nobody is subscribed to stays loaded (ms). */
   readonly unloadDelayMs: number;
 }
@@ -40,10 +44,13 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   private readonly loaded = new Map<string, LoadedThread<S>>();
   /** Reads and edits of loaded-or-stored threads (name, metadata, goals, archive, read, list). */
   readonly edits: ThreadEdits<S>;
+  /** `thread/attachment/*` of loaded-or-stored threads. */
+  readonly attachments: ThreadAttachments<S>;
   private readonly warmUp: AgentWarmUp;
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
     this.edits = new ThreadEdits(this, { ...options, serverCwd: options.host.cwd });
+    this.attachments = new ThreadAttachments(this, options);
     // Last, the login profile: its first command should not wait for it either (see LoginShell).
     const prepareShell = () => options.agent.loginShell.prepare(options.config.current, options.agent.env);
     this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);

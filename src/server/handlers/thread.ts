@@ -45,6 +45,13 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
       if ("problem" in read) throw invalidRequest(read.problem);
       return threads.edits.injectItems(params.threadId, read.items, context.connection);
     },
+    "thread/attachment/add": async (params, context) =>
+      respond(context, await threads.attachments.add(params.threadId, params.attachmentType, params.identityKey, params.payload, context.connection)),
+    "thread/attachment/list": (params) => threads.attachments.list(params.threadId, params.cursor, params.limit),
+    "thread/attachment/remove": async (params, context) =>
+      respond(context, await threads.attachments.remove(params.threadId, params.attachmentType, params.identityKey, context.connection)),
+    "thread/attachmentOwner/list": (params) =>
+      threads.attachments.owners(params.attachmentType, params.identityKey, params.archived, params.cursor, params.limit),
     "thread/delete": async (params, context) => respond(context, await threads.edits.delete(params.threadId, context.connection)),
     "thread/shellCommand": async (params, context) => respond(context, await threads.get(params.threadId).shellCommand(params)),
     "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
