@@ -14,6 +14,7 @@ export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
 export type { PtyCommand } from "./exec/ptyCommand.js";
 export { sandboxedArgv } from "./exec/sandbox.js";
+export { deniedActionApproval } from "./safety/deniedActionApproval.js";
 export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
 export { listModels } from "./model/modelCatalog.js";
 export { providerSummaries } from "./model/providers.js";

@@ -44,3 +44,20 @@ export const ItemGuardianApprovalReviewCompletedNotification = ItemGuardianAppro
 
 /** `guardianWarning`: something about automatic review the user should know (a review that failed, say). */
 export const GuardianWarningNotification = z.object({ threadId: z.string(), message: z.string() });
+
+/**
+ * A finished automatic review as Codex's core records it (snake_case): what a client sends back in
+ * `thread/approveGuardianDeniedAction`. Only what the approval uses is checked; the rest passes.
+ */
+export const GuardianAssessmentEvent = z.looseObject({
+  id: z.string(),
+  turn_id: z.string().nullable().optional(),
+  target_item_id: z.string().nullable().optional(),
+  status: z.enum(["in_progress", "approved", "denied", "timed_out", "aborted"]),
+  rationale: z.string().nullable().optional(),
+  action: z.looseObject({ type: z.string() }),
+});
+export type GuardianAssessmentEvent = z.infer<typeof GuardianAssessmentEvent>;
+
+/** Params of `thread/approveGuardianDeniedAction`: the user overrides a denial, for one retry of that exact action. */
+export const ThreadApproveGuardianDeniedActionParams = z.object({ threadId: z.string(), event: z.unknown().refine((value) => value !== undefined, { message: "missing required field" }) });

@@ -33,6 +33,7 @@ import {
 import {
   GuardianWarningNotification,
   ItemGuardianApprovalReviewCompletedNotification,
+  ThreadApproveGuardianDeniedActionParams,
   ItemGuardianApprovalReviewStartedNotification,
 } from "./autoReview.js";
 import {
@@ -259,6 +260,7 @@ export const clientRequests = {
   "threadSection/update": request("ThreadSectionUpdate", ThreadSectionUpdateParams, ThreadSectionResponse),
   "threadSection/delete": request("ThreadSectionDelete", ThreadSectionDeleteParams, EmptyResponse),
   "thread/inject_items": threadRequest("ThreadInjectItems", ThreadInjectItemsParams, EmptyResponse),
+  "thread/approveGuardianDeniedAction": threadRequest("ThreadApproveGuardianDeniedAction", ThreadApproveGuardianDeniedActionParams, EmptyResponse),
   "thread/attachment/add": threadRequest("ThreadAttachmentAdd", ThreadAttachmentAddParams, ThreadAttachmentAddResponse),
   "thread/attachment/list": threadRequest("ThreadAttachmentList", ThreadAttachmentListParams, ThreadAttachmentListResponse),
   "thread/attachment/remove": threadRequest("ThreadAttachmentRemove", ThreadAttachmentRemoveParams, EmptyResponse),

@@ -218,6 +218,7 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "threadSection/update": [{ sectionId: "s", name: "Job" }, { sectionId: "s", name: "Job", appearance: null }],
   "threadSection/delete": [{ sectionId: "s" }],
   "thread/revert": [{ threadId: "t", beforeTurnId: "u" }],
+  "thread/approveGuardianDeniedAction": [{ threadId: "t", event: { id: "r", status: "denied", action: { type: "command", command: "ls", cwd: "/", source: "shell" } } }],
   "thread/attachment/add": [{ threadId: "t", attachmentType: "ticket", identityKey: "JIRA-1", payload: { title: "x" } }, { threadId: "t", attachmentType: "a", identityKey: "b", payload: null }],
   "thread/attachment/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],
   "thread/attachment/remove": [{ threadId: "t", attachmentType: "ticket", identityKey: "JIRA-1" }],

@@ -103,4 +103,53 @@ describe("automatic approval review (approvalsReviewer: auto_review)", () => {
     expect((mock.requests[1]!.body as any).response_format).toMatchObject({ type: "json_schema", json_schema: { strict: true } });
     expect(reviews(server, "item/autoApprovalReview/completed")[0].review.status).toBe("approved");
   });
+
+  it("thread/approveGuardianDeniedAction: the user overrides a denial; the model and the next review see it, and the retry is allowed", async () => {
+    const file = "overridden.txt";
+    const { server, mock, workspace } = await reviewedTurn([
+      escalated(file),
+      assessment("deny", "Not asked for."),
+      done,
+      escalated(file),
+      assessment("allow", "The user approved this exact action."),
+      done,
+    ]);
+    expect(existsSync(path.join(workspace, file))).toBe(false);
+    const denied = reviews(server, "item/autoApprovalReview/completed")[0];
+    const threadId = denied.threadId;
+    // The event as Codex's core records it: snake_case, what clients send back.
+    const event = {
+      id: denied.reviewId,
+      target_item_id: denied.targetItemId,
+      turn_id: denied.turnId,
+      started_at_ms: denied.startedAtMs,
+      completed_at_ms: denied.completedAtMs,
+      status: "denied",
+      risk_level: denied.review.riskLevel,
+      user_authorization: denied.review.userAuthorization,
+      rationale: denied.review.rationale,
+      decision_source: "agent",
+      action: denied.action,
+    };
+    expect((await server.request("thread/approveGuardianDeniedAction", { threadId, event: { ...event, status: "sideways" } })).error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/^invalid Guardian denial event: .*status/),
+    });
+    expect((await server.request("thread/approveGuardianDeniedAction", { threadId, event: { ...event, status: "approved" } })).result).toEqual({});
+    expect((await server.request("thread/approveGuardianDeniedAction", { threadId, event })).result).toEqual({});
+
+    const { completed } = await runTurn(server, threadId, "Try again, I approve it.");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(existsSync(path.join(workspace, file))).toBe(true);
+    const approval = (body: unknown) => JSON.stringify(body).match(/approved an action that the automatic approval reviewer had denied/g) ?? [];
+    // Once (the approved-status event added nothing), in the model's next request and the next review's transcript.
+    expect(approval(mock.requests[3]!.body)).toHaveLength(1);
+    expect(JSON.stringify(mock.requests[3]!.body)).toContain(`touch ${file}`);
+    expect(approval(mock.requests[4]!.body)).toHaveLength(1);
+    expect(reviews(server, "item/autoApprovalReview/completed")[1].review.status).toBe("approved");
+    // The override is part of the stored history: a thread that is not loaded cannot take one.
+    expect((await server.request("thread/approveGuardianDeniedAction", { threadId: "019a0000-0000-7000-8000-000000000000", event })).error.message).toBe(
+      "thread not found: 019a0000-0000-7000-8000-000000000000",
+    );
+  });
 });

@@ -1,4 +1,6 @@
-import { fromResponseItems } from "../../agent/index.js";
+import * as z from "zod";
+import { deniedActionApproval, fromResponseItems } from "../../agent/index.js";
+import { GuardianAssessmentEvent } from "../../protocol/autoReview.js";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
 import { threadNotFound } from "../../threads/errors.js";
@@ -52,6 +54,14 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
       respond(context, await threads.attachments.remove(params.threadId, params.attachmentType, params.identityKey, context.connection)),
     "thread/attachmentOwner/list": (params) =>
       threads.attachments.owners(params.attachmentType, params.identityKey, params.archived, params.cursor, params.limit),
+    "thread/approveGuardianDeniedAction": async (params, context) => {
+      const event = GuardianAssessmentEvent.safeParse(params.event);
+      if (!event.success) throw invalidRequest(`invalid Guardian denial event: ${z.prettifyError(event.error).replaceAll("\n", " ")}`);
+      threads.get(params.threadId);
+      // As Codex: approving a review that did not deny anything changes nothing.
+      if (event.data.status !== "denied") return {};
+      return threads.edits.injectItems(params.threadId, [deniedActionApproval(event.data)], context.connection);
+    },
     "thread/delete": async (params, context) => respond(context, await threads.edits.delete(params.threadId, context.connection)),
     "thread/shellCommand": async (params, context) => respond(context, await threads.get(params.threadId).shellCommand(params)),
     "thread/goal/set": async (params, context) => respond(context, await threads.edits.setGoal(params, context.connection)),
