@@ -21,6 +21,7 @@ import { SessionAudit } from "./server/sessionAudit.js";
 import { ThreadManager } from "./threads/threadManager.js";
 import { SectionStore } from "./threads/sectionStore.js";
 import { AttachmentStore } from "./threads/attachmentStore.js";
+import { ImportHistoryStore } from "./config/externalAgent/importHistory.js";
 import { ThreadStore } from "./threads/threadStore.js";
 
 /** How to build an {@link AppServer}. */
@@ -121,6 +122,8 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     auth,
     sections,
     attachments,
+    importHistory: new ImportHistoryStore(home),
+    ids,
     skillRoots,
     mcp,
     loginShell,

@@ -1,5 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { directoriesFromRoot } from "../workspace/repository.js";
 
 /** AGENTS.md files found for a cwd, root first, and their combined text. */
 export interface ProjectInstructions {
@@ -12,12 +13,14 @@ const MAX_BYTES = 32 * 1024;
 const NAMES = ["AGENTS.override.md", "AGENTS.md"];
 
 /**
- * Collects instruction files as Codex does: from the repository root (the nearest ancestor with
- * `.git`, else the cwd alone) down to the cwd, one per directory (`AGENTS.override.md` beats
- * `AGENTS.md`), concatenated root first so deeper files can refine shallower ones.
+ * Collects instruction files as Codex does: the user's own in the server's home first, then from
+ * the repository root (the nearest ancestor with `.git`, else the cwd alone) down to the cwd, one
+ * per directory (`AGENTS.override.md` beats `AGENTS.md`), concatenated in that order so deeper
+ * files can refine shallower ones.
  */
-export async function loadProjectInstructions(cwd: string): Promise<ProjectInstructions> {
-  const dirs = await directoriesFromRoot(path.resolve(cwd));
+export async function loadProjectInstructions(cwd: string, home: string): Promise<ProjectInstructions> {
+  const resolved = path.resolve(cwd);
+  const dirs = [path.resolve(home), ...(await directoriesFromRoot(resolved)).filter((dir) => dir !== path.resolve(home))];
   const sources: string[] = [];
   const parts: string[] = [];
   let budget = MAX_BYTES;
@@ -37,21 +40,4 @@ export async function loadProjectInstructions(cwd: string): Promise<ProjectInstr
     }
   }
   return { sources, text: parts.length > 0 ? parts.join("\n\n") : null };
-}
-
-/** The directories from the repository root (nearest ancestor with `.git`, else `cwd` alone) down to `cwd`. */
-export async function directoriesFromRoot(cwd: string): Promise<string[]> {
-  const chain: string[] = [];
-  for (let dir = cwd; ; dir = path.dirname(dir)) {
-    chain.push(dir);
-    if (await exists(path.join(dir, ".git"))) return chain.reverse();
-    if (path.dirname(dir) === dir) return [cwd];
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -7,7 +7,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { directoriesFromRoot } from "./projectInstructions.js";
+import { directoriesFromRoot } from "../workspace/repository.js";
 
 /** A skill as `skills/list` shows it. */
 export interface Skill {

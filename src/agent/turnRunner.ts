@@ -99,7 +99,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
   ]);
   const [project, found] = await Promise.all([
-    loadProjectInstructions(job.settings.cwd),
+    loadProjectInstructions(job.settings.cwd, deps.home),
     discoverSkills(job.settings.cwd, { home: deps.home, extraRoots: deps.skillRoots(), disabled: deps.config.skills?.config?.filter((entry) => !entry.enabled) ?? [] }),
   ]);
   const context = contextMessages(job.settings, project.text, skillsMessage(found.skills));

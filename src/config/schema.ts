@@ -38,6 +38,8 @@ export const McpServerConfig = z.looseObject({
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
+  /** Variables passed through from the server's environment, by name. */
+  env_vars: z.array(z.string()).optional(),
   cwd: z.string().optional(),
   url: z.string().optional(),
   bearer_token_env_var: z.string().optional(),

@@ -116,6 +116,15 @@ import {
   SkillsListResponse,
 } from "./startupQuestionMethods.js";
 import {
+  ExternalAgentConfigDetectParams,
+  ExternalAgentConfigDetectResponse,
+  ExternalAgentConfigImportHistoriesReadResponse,
+  ExternalAgentConfigImportHistoryRecordParams,
+  ExternalAgentConfigImportParams,
+  ExternalAgentConfigImportResponse,
+  ExternalAgentConfigImportResultsNotification,
+} from "./externalAgentMethods.js";
+import {
   ThreadAttachmentAddParams,
   ThreadAttachmentAddResponse,
   ThreadAttachmentListParams,
@@ -329,6 +338,18 @@ export const clientRequests = {
   "experimentalFeature/list": request("ExperimentalFeatureList", ExperimentalFeatureListParams, ExperimentalFeatureListResponse),
   "experimentalFeature/enablement/set": request("ExperimentalFeatureEnablementSet", ExperimentalFeatureEnablementSetParams, ExperimentalFeatureEnablementSetResponse),
   "config/mcpServer/reload": request("McpServerRefresh", z.object({}).nullable().optional(), EmptyResponse),
+  "externalAgentConfig/detect": request("ExternalAgentConfigDetect", ExternalAgentConfigDetectParams, ExternalAgentConfigDetectResponse),
+  "externalAgentConfig/import": request("ExternalAgentConfigImport", ExternalAgentConfigImportParams, ExternalAgentConfigImportResponse),
+  "externalAgentConfig/import/recordHistory": request(
+    "ExternalAgentConfigImportHistoryRecord",
+    ExternalAgentConfigImportHistoryRecordParams,
+    ExternalAgentConfigImportResponse,
+  ),
+  "externalAgentConfig/import/readHistories": request(
+    "ExternalAgentConfigImportHistoriesRead",
+    z.object({}).nullable().optional(),
+    ExternalAgentConfigImportHistoriesReadResponse,
+  ),
 } as const satisfies Record<string, RequestSpec>;
 
 /** Client → server notifications. */
@@ -346,6 +367,8 @@ export const serverNotifications = {
   "thread/closed": notification("ThreadClosedNotification", ThreadIdNotification),
   "thread/name/updated": notification("ThreadNameUpdatedNotification", ThreadNameUpdatedNotification),
   "thread/section/changed": notification("ThreadSectionChangedNotification", ThreadSectionChangedNotification),
+  "externalAgentConfig/import/progress": notification("ExternalAgentConfigImportProgressNotification", ExternalAgentConfigImportResultsNotification),
+  "externalAgentConfig/import/completed": notification("ExternalAgentConfigImportCompletedNotification", ExternalAgentConfigImportResultsNotification),
   "thread/attachment/updated": notification("ThreadAttachmentUpdatedNotification", ThreadAttachmentUpdatedNotification),
   "thread/settings/updated": notification("ThreadSettingsUpdatedNotification", ThreadSettingsUpdatedNotification),
   "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),

@@ -2,6 +2,7 @@
  * The server: serves clients over byte streams with the parts the composition root (src/app.ts)
  * built, and owns what is per-connection (dispatch, command/exec processes) and shutdown.
  */
+import os from "node:os";
 import type { Readable, Writable } from "node:stream";
 import type { Host, LoginShell, McpManager } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
@@ -13,6 +14,9 @@ import type { Logger } from "../runtime/logger.js";
 import type { ThreadManager } from "../threads/threadManager.js";
 import type { SectionStore } from "../threads/sectionStore.js";
 import type { AttachmentStore } from "../threads/attachmentStore.js";
+import type { ImportHistoryStore } from "../config/externalAgent/importHistory.js";
+import type { IdSource } from "../runtime/ids.js";
+import { externalAgentConfigHandlers } from "./handlers/externalAgentConfig.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
@@ -66,6 +70,10 @@ export interface AppServerParts {
   readonly sections: SectionStore;
   /** The thread attachments (thread_attachments.json), loaded by {@link AppServer.init}. */
   readonly attachments: AttachmentStore;
+  /** The record of external-agent imports (external_agent_imports.json), loaded by {@link AppServer.init}. */
+  readonly importHistory: ImportHistoryStore;
+  /** Where ids come from (the import ids of externalAgentConfig/import). */
+  readonly ids: IdSource;
   /** Extra directories skills are found in, as `skills/extraRoots/set` last set them (turns read them too). */
   readonly skillRoots: { current: readonly string[] };
   /** The configured MCP servers, started by {@link AppServer.init}. */
@@ -115,7 +123,7 @@ export class AppServer implements ConnectionHost {
   async init(): Promise<void> {
     // MCP servers start in the background: neither `initialize` nor turns wait for them.
     this.parts.mcp.start();
-    await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load()]);
+    await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load(), this.parts.importHistory.load()]);
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
@@ -167,6 +175,7 @@ export class AppServer implements ConnectionHost {
     // Config is read at each request (configStore.current), so a config write reaches these methods at once.
     const { home, host, clock, mcp } = this.parts;
     const roots = serverRoots(host.cwd, () => this.configStore.current);
+    const reloadMcpServers = () => mcp.reload(this.configStore.current.mcp_servers ?? {});
     return {
       initialize: initializeHandler({
         home,
@@ -189,7 +198,20 @@ export class AppServer implements ConnectionHost {
       ...mcpHandlers(mcp),
       ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId) }),
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
-      ...configHandlers({ store: this.configStore, reloadMcpServers: () => mcp.reload(this.configStore.current.mcp_servers ?? {}) }),
+      ...configHandlers({ store: this.configStore, reloadMcpServers }),
+      ...externalAgentConfigHandlers({
+        migration: {
+          places: { userHome: host.env.HOME ?? os.homedir(), home },
+          configFile: this.configStore.file,
+          config: () => this.configStore.current,
+          writeConfig: async (edits) => void (await this.configStore.write(edits, null)),
+        },
+        history: this.parts.importHistory,
+        hub: this.parts.hub,
+        clock,
+        newId: () => this.parts.ids.uuid("item"),
+        reloadMcpServers,
+      }),
       ...modelHandlers({ store: this.configStore, host, providerEnv: () => this.parts.auth.environment(host.env) }),
       ...modelProviderHandlers({ store: this.configStore, host, providerEnv: () => host.env }),
     };

@@ -300,7 +300,7 @@ export class LoadedThread<S> {
 
   /** The instruction files (AGENTS.md) the thread's turns load, as the session response names them. */
   async instructionSources(): Promise<readonly string[]> {
-    return (await loadProjectInstructions(this.history.settings.cwd)).sources;
+    return (await loadProjectInstructions(this.history.settings.cwd, this.services.agent.home)).sources;
   }
 
   /** The response to thread/start, resume and fork; built at once, so no notification can come between it and the state it shows. */

@@ -218,6 +218,12 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "threadSection/update": [{ sectionId: "s", name: "Job" }, { sectionId: "s", name: "Job", appearance: null }],
   "threadSection/delete": [{ sectionId: "s" }],
   "thread/revert": [{ threadId: "t", beforeTurnId: "u" }],
+  "externalAgentConfig/detect": [{}, { includeHome: true, cwds: ["/w"], maxSessionAgeDays: 30, maxSessions: 5, migrationSource: null, source: null }],
+  "externalAgentConfig/import": [
+    { migrationItems: [] },
+    { migrationItems: [{ itemType: "SKILLS", description: "d", cwd: null, details: { skills: [{ name: "a" }] } }], providerId: "p", migrationSource: null, source: "x" },
+  ],
+  "externalAgentConfig/import/recordHistory": [{ providerId: "p", itemTypeResults: [{ itemType: "CONFIG", successes: [{ itemType: "CONFIG", source: "a", target: "b" }], failures: [] }] }],
   "thread/approveGuardianDeniedAction": [{ threadId: "t", event: { id: "r", status: "denied", action: { type: "command", command: "ls", cwd: "/", source: "shell" } } }],
   "thread/attachment/add": [{ threadId: "t", attachmentType: "ticket", identityKey: "JIRA-1", payload: { title: "x" } }, { threadId: "t", attachmentType: "a", identityKey: "b", payload: null }],
   "thread/attachment/list": [{ threadId: "t" }, { threadId: "t", cursor: null, limit: 10 }],
@@ -275,6 +281,7 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "mcpServer/tool/call": [{ threadId: "t", server: "calc", tool: "add", arguments: { a: 1, b: 2 } }, { threadId: "t", server: "calc", tool: "ping" }],
   "mcpServer/resource/read": [{ server: "calc", uri: "memo://readme" }, { server: "calc", uri: "memo://readme", threadId: "t" }],
   "config/mcpServer/reload": [null],
+  "externalAgentConfig/import/readHistories": [null],
   "modelProvider/list": [{}],
   "account/login/start": [{ type: "apiKey", apiKey: "sk-x" }, { type: "chatgpt" }, { type: "chatgptDeviceCode" }],
   "account/login/cancel": [{ loginId: "l1" }],
@@ -306,7 +313,7 @@ const EXPERIMENTAL = new Set([
 ]);
 
 /** Methods whose params the reference declares `null` (no params type, so no file to check against). */
-const NULL_PARAMS = new Set(["config/mcpServer/reload", "account/logout", "account/rateLimits/read"]);
+const NULL_PARAMS = new Set(["config/mcpServer/reload", "account/logout", "account/rateLimits/read", "externalAgentConfig/import/readHistories"]);
 
 describe.skipIf(!referenceAvailable)("zod schemas accept what the Codex reference accepts", () => {
   it.each(definitionSamples)("%s", (definition, schema, samples) => {

@@ -60,9 +60,9 @@ describe("error answers", () => {
   it("answers a Codex method we do not implement with -32601 saying so", async () => {
     const server = ServerProcess.start();
     await server.initialize();
-    const response = await server.request("externalAgentConfig/detect", {});
+    const response = await server.request("thread/search", {});
     expect(response.error.code).toBe(-32601);
-    expect(response.error.message).toMatch(/^Method not implemented: externalAgentConfig\/detect/);
+    expect(response.error.message).toMatch(/^Method not implemented: thread\/search/);
   });
 
   it("answers invalid params with -32602 naming each field path", async () => {

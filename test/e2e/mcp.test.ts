@@ -35,6 +35,9 @@ server.registerTool("slow", { description: "Takes its time." }, async (extra) =>
   });
   return { content: [{ type: "text", text: "finally" }] };
 });
+server.registerTool("env", { description: "Reads a variable of its environment.", inputSchema: { name: z.string() } }, async ({ name }) => ({
+  content: [{ type: "text", text: process.env[name] ?? "(unset)" }],
+}));
 server.registerResource("readme", "memo://readme", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "calc readme" }] }));
 if (process.argv.includes("--stubborn")) {
   process.on("SIGTERM", () => undefined);
@@ -92,6 +95,19 @@ describe("MCP servers", () => {
     expect((await server.request("mcpServer/tool/call", { threadId, server: "extra", tool: "add", arguments: { a: 1, b: 1 } })).result.content).toEqual([{ type: "text", text: "The sum is 2" }]);
   });
 
+  it("passes the variables env_vars names from the server's environment to a stdio server, and no others", async () => {
+    const script = mcpServerScript();
+    const { server } = await launch([], {
+      args: mcpArgs("calc", `${stdioTable(script)},env_vars=["AAS_TEST_PASSED"]`),
+      env: { AAS_TEST_PASSED: "yes", AAS_TEST_KEPT_BACK: "no" },
+    });
+    await waitForStatus(server, "calc", "ready");
+    const threadId = await startThread(server);
+    const read = async (name: string) => (await server.request("mcpServer/tool/call", { threadId, server: "calc", tool: "env", arguments: { name } })).result.content[0].text;
+    expect(await read("AAS_TEST_PASSED")).toBe("yes");
+    expect(await read("AAS_TEST_KEPT_BACK")).toBe("(unset)");
+  });
+
   it("offers a stdio server's tools as mcp__<server>__<tool>, runs calls as mcpToolCall items, lists status, leaves no process behind", async () => {
     const script = mcpServerScript();
     const { server, mock } = await launch(
@@ -142,7 +158,7 @@ describe("MCP servers", () => {
       resources: [],
       resourceTemplates: [],
     });
-    expect(Object.keys(listed.result.data[0].tools).sort()).toEqual(["add", "slow"]);
+    expect(Object.keys(listed.result.data[0].tools).sort()).toEqual(["add", "env", "slow"]);
     expect(listed.result.data[0].tools.add).toMatchObject({ name: "add", description: "Adds two numbers.", inputSchema: { type: "object" } });
     const first = await server.request("mcpServerStatus/list", { limit: 1 });
     expect(first.result.data.map((status: any) => status.name)).toEqual(["calc"]);

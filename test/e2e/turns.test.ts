@@ -413,17 +413,19 @@ describe("turns", () => {
     expect(read.result.model).toBe("other-model");
   });
 
-  it("sends AGENTS.md files from the repository root down to the cwd", async () => {
+  it("sends the user's AGENTS.md in the home, then AGENTS.md files from the repository root down to the cwd", async () => {
     const repo = tempDir("aas-repo-");
     mkdirSync(path.join(repo, ".git"));
     mkdirSync(path.join(repo, "pkg"));
     writeFileSync(path.join(repo, "AGENTS.md"), "Root rule.");
     writeFileSync(path.join(repo, "pkg", "AGENTS.md"), "Package rule.");
     const { server, mock } = await launch([{ items: [{ type: "message", text: "ok" }] }]);
+    writeFileSync(path.join(server.home, "AGENTS.md"), "User rule.");
     const threadId = await startThread(server, { cwd: path.join(repo, "pkg") });
     await runTurn(server, threadId, "Hi");
     const text = JSON.stringify(mock.requests[0]!.body.input);
-    expect(text.indexOf("Root rule.")).toBeGreaterThan(-1);
+    expect(text.indexOf("User rule.")).toBeGreaterThan(-1);
+    expect(text.indexOf("User rule.")).toBeLessThan(text.indexOf("Root rule."));
     expect(text.indexOf("Root rule.")).toBeLessThan(text.indexOf("Package rule."));
   });
 

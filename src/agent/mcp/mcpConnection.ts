@@ -142,8 +142,9 @@ async function openTransport(
   }
   if (config.command !== undefined) {
     const { StdioClientTransport, DEFAULT_INHERITED_ENV_VARS } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    // As Codex: a few basics from our environment (not API keys), plus what the config sets.
-    const inherited = Object.fromEntries(DEFAULT_INHERITED_ENV_VARS.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
+    // As Codex: a few basics from our environment (not API keys), those `env_vars` names, plus what the config sets.
+    const passed = [...DEFAULT_INHERITED_ENV_VARS, ...(config.env_vars ?? [])];
+    const inherited = Object.fromEntries(passed.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
