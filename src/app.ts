@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, hostOf, LoginShell, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { builtInTools, hostOf, LoginShell, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { Config } from "./config/schema.js";
@@ -78,7 +78,9 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const secretValues = secretValuesOf(host.env);
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
   const startup = configStore.current;
+  const mcpCredentials = new McpCredentialStore(home);
   const mcp = new McpManager({
+    credentials: mcpCredentials,
     servers: startup.mcp_servers ?? {},
     env: host.env,
     logger,
@@ -126,6 +128,7 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     ids,
     skillRoots,
     mcp,
+    mcpCredentials,
     loginShell,
     activity,
     audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock, secretValues) : undefined,

@@ -15,7 +15,10 @@ export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCom
 export type { PtyCommand } from "./exec/ptyCommand.js";
 export { sandboxedArgv } from "./exec/sandbox.js";
 export { deniedActionApproval } from "./safety/deniedActionApproval.js";
+export { NEEDS_LOGIN } from "./mcp/mcpConnection.js";
+export { McpCredentialStore } from "./mcp/mcpCredentials.js";
 export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
+export { OAuthLoginError, startOAuthLogin, type OAuthLogin } from "./mcp/mcpOAuthLogin.js";
 export { listModels } from "./model/modelCatalog.js";
 export { providerSummaries } from "./model/providers.js";
 export { fromResponseItems } from "./model/responseItems.js";

@@ -96,6 +96,8 @@ export const Config = z.looseObject({
   sandbox_workspace_write: SandboxWorkspaceWriteConfig.optional(),
   shell_environment_policy: ShellEnvironmentPolicyConfig.optional(),
   mcp_servers: z.record(z.string(), McpServerConfig).optional(),
+  /** The port of the OAuth callback server of `mcpServer/oauth/login` on 127.0.0.1 (default: any free one). */
+  mcp_oauth_callback_port: z.number().int().min(0).max(65535).optional(),
   developer_instructions: z.string().optional(),
   instructions: z.string().optional(),
   thread_unload_delay_secs: z.number().nonnegative().optional(),

@@ -103,3 +103,26 @@ export const ResourceContent = z.union([
 
 /** Result of `mcpServer/resource/read`. */
 export const McpResourceReadResponse = z.object({ contents: z.array(ResourceContent), originCallId: z.string().nullable().optional() });
+
+/** Params of `mcpServer/oauth/login`: sign in to a streamable HTTP server that offers OAuth. */
+export const McpServerOauthLoginParams = z.object({
+  name: z.string(),
+  scopes: z.array(z.string()).nullable().optional(),
+  /** How long to wait for the browser (seconds; default 300). */
+  timeoutSecs: z.number().int().positive().nullable().optional(),
+  threadId: z.string().nullable().optional(),
+  /** Codex's registration strategies; this server registers dynamically whatever is asked. */
+  clientRegistration: z.enum(["auto", "cimd", "dcr"]).nullable().optional(),
+});
+
+/** Result of `mcpServer/oauth/login`: where the user authorizes; `mcpServer/oauthLogin/completed` follows. */
+export const McpServerOauthLoginResponse = z.object({ authorizationUrl: z.string(), loginId: z.string().nullable().optional() });
+
+/** `mcpServer/oauthLogin/completed`: how a login ended. */
+export const McpServerOauthLoginCompletedNotification = z.object({
+  name: z.string(),
+  success: z.boolean(),
+  error: z.string().nullable().optional(),
+  loginId: z.string().nullable().optional(),
+  threadId: z.string().nullable().optional(),
+});

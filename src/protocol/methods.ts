@@ -99,6 +99,9 @@ import {
   McpServerStatusUpdatedNotification,
   McpServerToolCallParams,
   McpServerToolCallResponse,
+  McpServerOauthLoginCompletedNotification,
+  McpServerOauthLoginParams,
+  McpServerOauthLoginResponse,
 } from "./mcpMethods.js";
 import {
   CollaborationModeListResponse,
@@ -335,6 +338,7 @@ export const clientRequests = {
   "mcpServerStatus/list": request("ListMcpServerStatus", ListMcpServerStatusParams, ListMcpServerStatusResponse, "threadHint"),
   "mcpServer/tool/call": threadRequest("McpServerToolCall", McpServerToolCallParams, McpServerToolCallResponse),
   "mcpServer/resource/read": request("McpResourceRead", McpResourceReadParams, McpResourceReadResponse, "threadHint"),
+  "mcpServer/oauth/login": request("McpServerOauthLogin", McpServerOauthLoginParams, McpServerOauthLoginResponse),
   "experimentalFeature/list": request("ExperimentalFeatureList", ExperimentalFeatureListParams, ExperimentalFeatureListResponse),
   "experimentalFeature/enablement/set": request("ExperimentalFeatureEnablementSet", ExperimentalFeatureEnablementSetParams, ExperimentalFeatureEnablementSetResponse),
   "config/mcpServer/reload": request("McpServerRefresh", z.object({}).nullable().optional(), EmptyResponse),
@@ -406,6 +410,7 @@ export const serverNotifications = {
   guardianWarning: notification("GuardianWarningNotification", GuardianWarningNotification),
   configWarning: notification("ConfigWarningNotification", ConfigWarningNotification),
   "mcpServer/startupStatus/updated": notification("McpServerStatusUpdatedNotification", McpServerStatusUpdatedNotification),
+  "mcpServer/oauthLogin/completed": notification("McpServerOauthLoginCompletedNotification", McpServerOauthLoginCompletedNotification),
 } as const satisfies Record<string, NotificationSpec>;
 
 /** Server → client requests. */

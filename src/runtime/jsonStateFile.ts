@@ -17,6 +17,8 @@ export class JsonStateFile<T> {
     private readonly file: string,
     private readonly schema: z.ZodType<T>,
     empty: T,
+    /** The file's permissions (0600 for secrets); the default umask otherwise. */
+    private readonly mode?: number,
   ) {
     this.current = empty;
   }
@@ -44,7 +46,7 @@ export class JsonStateFile<T> {
       const temp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${randomUUID()}.tmp`);
       try {
         await mkdir(path.dirname(this.file), { recursive: true });
-        await writeFile(temp, JSON.stringify(draft, null, 2) + "\n");
+        await writeFile(temp, JSON.stringify(draft, null, 2) + "\n", this.mode === undefined ? {} : { mode: this.mode });
         await rename(temp, this.file);
       } catch (error) {
         await rm(temp, { force: true });

@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import type { Host, LoginShell, McpManager } from "../agent/index.js";
+import type { Host, LoginShell, McpCredentialStore, McpManager } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
@@ -24,6 +24,7 @@ import { serverRoots } from "../workspace/allowedRoots.js";
 import type { ClientHub } from "./clientHub.js";
 import { CommandProcesses } from "./commandProcesses.js";
 import { FsWatches } from "./fsWatches.js";
+import { McpOAuthLogins } from "./mcpOAuthLogins.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { accountHandlers } from "./handlers/account.js";
@@ -78,6 +79,8 @@ export interface AppServerParts {
   readonly skillRoots: { current: readonly string[] };
   /** The configured MCP servers, started by {@link AppServer.init}. */
   readonly mcp: McpManager;
+  /** The OAuth credentials of MCP servers (mcp_oauth_credentials.json), loaded by {@link AppServer.init} before they start. */
+  readonly mcpCredentials: McpCredentialStore;
   /** Login-profile snapshots for commands (removed at shutdown). */
   readonly loginShell: LoginShell;
   readonly activity: Activity;
@@ -102,6 +105,7 @@ export class AppServer implements ConnectionHost {
   readonly configStore: ConfigStore;
   private readonly commandProcesses = new CommandProcesses();
   private readonly fsWatches = new FsWatches();
+  private readonly oauthLogins: McpOAuthLogins;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly parts: AppServerParts) {
@@ -110,6 +114,13 @@ export class AppServer implements ConnectionHost {
     this.audit = parts.audit;
     this.secretValues = parts.secretValues;
     this.configStore = parts.configStore;
+    this.oauthLogins = new McpOAuthLogins({
+      mcp: parts.mcp,
+      config: () => this.configStore.current,
+      credentials: parts.mcpCredentials,
+      hub: parts.hub,
+      newId: () => parts.ids.uuid("item"),
+    });
     const scheduler = new RequestScheduler(parts.maxPendingRequests, parts.activity);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
   }
@@ -121,7 +132,8 @@ export class AppServer implements ConnectionHost {
 
   /** Loads stored state (the thread index); call once before connecting clients. */
   async init(): Promise<void> {
-    // MCP servers start in the background: neither `initialize` nor turns wait for them.
+    // MCP servers start in the background: neither `initialize` nor turns wait for them (only for their stored logins).
+    await this.parts.mcpCredentials.load();
     this.parts.mcp.start();
     await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load(), this.parts.importHistory.load()]);
   }
@@ -153,6 +165,7 @@ export class AppServer implements ConnectionHost {
       // A running command/exec is a request still unanswered: kill it so it answers now.
       this.commandProcesses.stop();
       this.fsWatches.stop();
+      this.oauthLogins.stop();
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
       await this.parts.mcp.close();
@@ -195,8 +208,8 @@ export class AppServer implements ConnectionHost {
       ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
       ...fileSearchHandlers(roots),
-      ...mcpHandlers(mcp),
-      ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId) }),
+      ...mcpHandlers(mcp, this.parts.mcpCredentials),
+      ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId), oauthLogins: this.oauthLogins }),
       ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
       ...configHandlers({ store: this.configStore, reloadMcpServers }),
       ...externalAgentConfigHandlers({

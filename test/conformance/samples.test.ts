@@ -218,6 +218,7 @@ const paramsSamples: Record<keyof typeof clientRequests, unknown[]> = {
   "threadSection/update": [{ sectionId: "s", name: "Job" }, { sectionId: "s", name: "Job", appearance: null }],
   "threadSection/delete": [{ sectionId: "s" }],
   "thread/revert": [{ threadId: "t", beforeTurnId: "u" }],
+  "mcpServer/oauth/login": [{ name: "docs" }, { name: "docs", scopes: ["a"], timeoutSecs: 60, threadId: null, clientRegistration: "dcr" }],
   "externalAgentConfig/detect": [{}, { includeHome: true, cwds: ["/w"], maxSessionAgeDays: 30, maxSessions: 5, migrationSource: null, source: null }],
   "externalAgentConfig/import": [
     { migrationItems: [] },

@@ -5,6 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import type { Logger } from "../../runtime/logger.js";
 import { SERVER_VERSION } from "../../runtime/version.js";
+import { storedOAuthProvider, type McpCredentialStore } from "./mcpCredentials.js";
 
 /** A tool as its server listed it. */
 export type McpToolDefinition = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
@@ -37,6 +38,9 @@ export type McpResourceContent =
   | { readonly uri: string; readonly mimeType?: string | null; readonly text: string }
   | { readonly uri: string; readonly mimeType?: string | null; readonly blob: string };
 
+/** How a failed start says that the server wants an OAuth login (mcpServerStatus/list reads it as `notLoggedIn`). */
+export const NEEDS_LOGIN = "the server requires an OAuth login: call mcpServer/oauth/login";
+
 /** Why a server could not start, in words for the user (the `error` of its failed status). */
 export class McpStartupError extends Error {}
 
@@ -50,6 +54,8 @@ export interface ConnectOptions {
   readonly signal: AbortSignal;
   /** Called when the connection ends after it was established (the server exited or hung up). */
   readonly onClosed: () => void;
+  /** OAuth credentials of HTTP servers that logged in (`mcpServer/oauth/login`). */
+  readonly credentials: McpCredentialStore;
 }
 
 // A stdio server gets this long to exit once its stdin closes before it is killed, so shutdown stays within its deadline.
@@ -119,6 +125,9 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
     if (deadline.aborted) {
       throw new McpStartupError(`timed out after ${options.timeoutMs / 1000} s starting; raise startup_timeout_sec in [mcp_servers.${name}] if it needs longer`);
     }
+    if ((error as { code?: unknown }).code === 401 || (error as Error).name === "UnauthorizedError") {
+      throw new McpStartupError(`${NEEDS_LOGIN} (${(error as Error).message})`);
+    }
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       // Node says ENOENT for a missing command and for a missing cwd alike.
       throw new McpStartupError(`could not run \`${config.command}\`${config.cwd ? ` in ${config.cwd}` : ""}: no such file or directory`);
@@ -134,7 +143,7 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
 async function openTransport(
   name: string,
   config: McpServerConfig,
-  { env, logger }: ConnectOptions,
+  { env, logger, credentials }: ConnectOptions,
   stderrTail: string[],
 ): Promise<{ transport: Transport; pid: () => number | null }> {
   if (config.command !== undefined && config.url !== undefined) {
@@ -175,7 +184,9 @@ async function openTransport(
     }
     const token = bearerToken(name, config, env);
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-    const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+    // A bearer token from the environment wins; else the tokens of an OAuth login, if there was one.
+    const oauth = !token && credentials.tokens(name, config.url) ? storedOAuthProvider(credentials, name, config.url) : undefined;
+    const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : oauth ? { authProvider: oauth } : {});
     return { transport, pid: () => null };
   }
   throw new McpStartupError(`[mcp_servers.${name}] needs \`command\` (a stdio server) or \`url\` (a streamable HTTP server)`);

@@ -3,6 +3,7 @@ import type { McpServerStatusUpdatedNotification } from "../../protocol/mcpMetho
 import type { Logger } from "../../runtime/logger.js";
 import type { Tool } from "../tools/tool.js";
 import { connectMcpServer, McpStartupError, type McpConnection } from "./mcpConnection.js";
+import type { McpCredentialStore } from "./mcpCredentials.js";
 import { mcpTools } from "./mcpTools.js";
 import { serverNameProblem } from "./toolNames.js";
 
@@ -32,6 +33,8 @@ export interface McpManagerOptions {
   readonly logger: Logger;
   /** Told of every startup status change (for `mcpServer/startupStatus/updated`). */
   readonly onStatus: (update: McpServerStatusUpdatedNotification) => void;
+  /** OAuth credentials of HTTP servers that logged in. */
+  readonly credentials: McpCredentialStore;
 }
 
 /**
@@ -110,6 +113,18 @@ export class McpManager {
     }
   }
 
+  /** Starts server `name` again with its current config (after an OAuth login); a disabled one stays off. */
+  async restart(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry || this.stopping.signal.aborted) return;
+    if (entry.state.status === "ready") await entry.state.connection.close();
+    const config = { ...entry.config };
+    this.entries.set(name, { name, config, state: config.enabled === false ? { status: "disabled" } : { status: "starting" } });
+    if (config.enabled === false) return;
+    this.options.onStatus({ name, status: "starting" });
+    this.startups.push(this.connect(name, config));
+  }
+
   /** Stops servers still starting and closes every connection (killing stdio servers that linger). */
   async close(): Promise<void> {
     this.stopping.abort();
@@ -128,6 +143,7 @@ export class McpManager {
         logger: this.options.logger,
         timeoutMs: (config.startup_timeout_sec ?? DEFAULT_STARTUP_TIMEOUT_SEC) * 1000,
         signal: this.stopping.signal,
+        credentials: this.options.credentials,
         onClosed: () => {
           if (!this.stopping.signal.aborted) this.fail(name, config, "the server closed the connection; its tools are no longer offered");
         },

@@ -2,19 +2,23 @@ import type { McpManager } from "../../agent/index.js";
 import { invalidRequest, rpcError } from "../../protocol/errors.js";
 import { ErrorCode } from "../../protocol/jsonrpc.js";
 import type { HandlerTable } from "../dispatcher.js";
+import type { McpOAuthLogins } from "../mcpOAuthLogins.js";
 
 /** What the `mcpServer/*` methods use: the MCP servers, and a check that a thread is loaded. */
 export interface McpServerDeps {
   readonly mcp: McpManager;
   /** Throws -32600 `thread not found` unless the thread is loaded. */
   readonly requireThread: (threadId: string) => void;
+  /** The OAuth logins waiting for a browser. */
+  readonly oauthLogins: McpOAuthLogins;
 }
 
 /**
  * `mcpServer/tool/call` and `mcpServer/resource/read`: a client calls a tool or reads a resource
  * of a ready MCP server itself, outside any turn (so nobody is asked to approve: the client asked).
+ * `mcpServer/oauth/login` signs in to an HTTP server that offers OAuth (see McpOAuthLogins).
  */
-export function mcpServerHandlers({ mcp, requireThread }: McpServerDeps): Pick<HandlerTable, "mcpServer/tool/call" | "mcpServer/resource/read"> {
+export function mcpServerHandlers({ mcp, requireThread, oauthLogins }: McpServerDeps): Pick<HandlerTable, "mcpServer/tool/call" | "mcpServer/resource/read" | "mcpServer/oauth/login"> {
   const ready = (server: string) => {
     const found = mcp.connection(server);
     if ("problem" in found) throw invalidRequest(found.problem);
@@ -31,6 +35,7 @@ export function mcpServerHandlers({ mcp, requireThread }: McpServerDeps): Pick<H
       const { content, structuredContent, isError } = outcome.result;
       return { content: [...content], ...(structuredContent === undefined ? {} : { structuredContent }), isError };
     },
+    "mcpServer/oauth/login": (params) => oauthLogins.start(params),
     "mcpServer/resource/read": async (params) => {
       if (params.threadId) requireThread(params.threadId);
       const { connection, timeoutMs } = ready(params.server);
