@@ -29,6 +29,7 @@ export { reviewRequest, ReviewTargetError, type ReviewRequest } from "./review.j
 export {
   effectiveSettings,
   hostOf,
+  profileSandboxMode,
   threadSettingsRequest,
   turnSettingsRequest,
   TurnSettings,

@@ -9,7 +9,7 @@ import * as z from "zod";
 import { applyOverride } from "../config/overrides.js";
 import { Config } from "../config/schema.js";
 import { invalidRequest } from "../protocol/errors.js";
-import { ApprovalsReviewer, AskForApproval, SandboxPolicy, type SandboxMode } from "../protocol/policy.js";
+import { ApprovalsReviewer, AskForApproval, PROFILE_SANDBOX_MODE, SandboxPolicy, type PermissionProfileId, type SandboxMode } from "../protocol/policy.js";
 import type { ThreadStartParams } from "../protocol/threadMethods.js";
 import type { TurnStartParams } from "../protocol/turnMethods.js";
 
@@ -54,7 +54,7 @@ export interface SettingsRequest {
 /** The settings thread/start, thread/resume and thread/fork may carry. */
 type ThreadSettingsParams = Pick<
   ThreadStartParams,
-  "model" | "modelProvider" | "serviceTier" | "cwd" | "approvalPolicy" | "approvalsReviewer" | "sandbox" | "config" | "baseInstructions" | "developerInstructions"
+  "model" | "modelProvider" | "serviceTier" | "cwd" | "approvalPolicy" | "approvalsReviewer" | "sandbox" | "permissions" | "config" | "baseInstructions" | "developerInstructions"
 >;
 
 /** Where the server runs: relative cwds resolve against `cwd`; turns, commands and MCP servers see `env`. */
@@ -112,13 +112,18 @@ export function effectiveSettings(config: Config, stored: TurnSettings | null, r
 
 /** What thread/start, thread/resume and thread/fork ask to change. */
 export function threadSettingsRequest(params: ThreadSettingsParams): SettingsRequest {
-  return { ...params, sandboxMode: params.sandbox };
+  return { ...params, sandboxMode: params.sandbox ?? profileSandboxMode(params.permissions) };
 }
 
 /** What turn/start asks to change (kept for the thread's later turns). */
 export function turnSettingsRequest(params: TurnStartParams): SettingsRequest {
-  const { cwd, approvalPolicy, approvalsReviewer, sandboxPolicy, model, effort, summary, serviceTier } = params;
-  return { cwd, approvalPolicy, approvalsReviewer, sandboxPolicy, model, reasoningEffort: effort, reasoningSummary: summary, serviceTier };
+  const { cwd, approvalPolicy, approvalsReviewer, sandboxPolicy, permissions, model, effort, summary, serviceTier } = params;
+  return { cwd, approvalPolicy, approvalsReviewer, sandboxPolicy, sandboxMode: profileSandboxMode(permissions), model, reasoningEffort: effort, reasoningSummary: summary, serviceTier };
+}
+
+/** The sandbox mode a built-in permission profile stands for (none given: undefined). */
+export function profileSandboxMode(profile: PermissionProfileId | null | undefined): SandboxMode | undefined {
+  return profile ? PROFILE_SANDBOX_MODE[profile] : undefined;
 }
 
 /** The sandbox policy a `sandbox_mode` stands for, with `[sandbox_workspace_write]` applied. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { SandboxPolicy } from "./policy.js";
+import { PermissionProfileId, profileOrSandbox, SandboxPolicy } from "./policy.js";
 
 /** PTY size in character cells (only meaningful with `tty`). */
 export const CommandExecTerminalSize = z.object({
@@ -26,7 +26,10 @@ export const CommandExecParams = z
     env: z.record(z.string(), z.string().nullable()).nullable().optional(),
     size: CommandExecTerminalSize.nullable().optional(),
     sandboxPolicy: SandboxPolicy.nullable().optional(),
+    /** Experimental: a permission profile instead of `sandboxPolicy`. */
+    permissionProfile: PermissionProfileId.nullable().optional(),
   })
+  .superRefine(profileOrSandbox("sandboxPolicy", "permissionProfile"))
   .superRefine((params, context) => {
     const conflict = (field: string, message: string) => context.addIssue({ code: "custom", path: [field], message });
     if (params.size != null && !params.tty) conflict("size", "command/exec size requires tty: true");

@@ -32,6 +32,26 @@ export type ApprovalsReviewer = z.infer<typeof ApprovalsReviewer>;
 export const SandboxMode = z.enum(["read-only", "workspace-write", "danger-full-access"]);
 export type SandboxMode = z.infer<typeof SandboxMode>;
 
+/** Codex's built-in permission profiles, each standing for a sandbox mode (this server has no named `[permissions]` profiles). */
+export const PermissionProfileId = z.enum([":read-only", ":workspace", ":danger-full-access"]);
+export type PermissionProfileId = z.infer<typeof PermissionProfileId>;
+
+/** The sandbox mode each built-in profile stands for. */
+export const PROFILE_SANDBOX_MODE: Readonly<Record<PermissionProfileId, SandboxMode>> = {
+  ":read-only": "read-only",
+  ":workspace": "workspace-write",
+  ":danger-full-access": "danger-full-access",
+};
+
+/** A refinement: a permission profile and an explicit sandbox cannot both be given, as in Codex. */
+export function profileOrSandbox(sandboxField: string, profileField = "permissions") {
+  return (params: Record<string, unknown>, context: z.RefinementCtx) => {
+    if (params[profileField] != null && params[sandboxField] != null) {
+      context.addIssue({ code: "custom", path: [profileField], message: `\`${profileField}\` cannot be combined with \`${sandboxField}\`` });
+    }
+  };
+}
+
 /** Network access of an external sandbox. */
 export const NetworkAccess = z.enum(["restricted", "enabled"]);
 

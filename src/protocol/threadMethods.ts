@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ThreadItem } from "./items.js";
-import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, SandboxMode, SandboxPolicy } from "./policy.js";
+import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, PermissionProfileId, profileOrSandbox, SandboxMode, SandboxPolicy } from "./policy.js";
 import { DynamicToolSpec } from "./clientTools.js";
 import { Thread, ThreadReadState, ThreadSection } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
@@ -14,6 +14,8 @@ const ThreadSettingsOverrides = {
   approvalPolicy: AskForApprovalInput.nullable().optional(),
   approvalsReviewer: ApprovalsReviewer.nullable().optional(),
   sandbox: SandboxMode.nullable().optional(),
+  /** Experimental: a permission profile instead of `sandbox`. */
+  permissions: PermissionProfileId.nullable().optional(),
   config: z.record(z.string(), z.unknown()).nullable().optional(),
   baseInstructions: z.string().nullable().optional(),
   developerInstructions: z.string().nullable().optional(),
@@ -29,7 +31,7 @@ export const ThreadStartParams = z.object({
   threadSource: z.string().nullable().optional(),
   /** Experimental: tools the client runs itself, offered to the model for this thread's turns. */
   dynamicTools: z.array(DynamicToolSpec).nullable().optional(),
-});
+}).superRefine(profileOrSandbox("sandbox"));
 export type ThreadStartParams = z.infer<typeof ThreadStartParams>;
 
 /** The thread plus the settings its turns will run with (start, resume and fork results). */
@@ -57,7 +59,7 @@ export const ThreadResumeParams = z.object({
   threadId: z.string(),
   ...ThreadSettingsOverrides,
   excludeTurns: z.boolean().optional(),
-});
+}).superRefine(profileOrSandbox("sandbox"));
 export type ThreadResumeParams = z.infer<typeof ThreadResumeParams>;
 
 /** Params of `thread/fork`. */
@@ -68,7 +70,7 @@ export const ThreadForkParams = z.object({
   excludeTurns: z.boolean().optional(),
   lastTurnId: z.string().nullable().optional(),
   threadSource: z.string().nullable().optional(),
-});
+}).superRefine(profileOrSandbox("sandbox"));
 export type ThreadForkParams = z.infer<typeof ThreadForkParams>;
 
 /** Source kinds `thread/list` can filter on. */

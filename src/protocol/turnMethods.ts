@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ApprovalsReviewer, AskForApprovalInput, ReasoningEffort, ReasoningSummary, SandboxPolicy } from "./policy.js";
+import { ApprovalsReviewer, AskForApprovalInput, PermissionProfileId, profileOrSandbox, ReasoningEffort, ReasoningSummary, SandboxPolicy } from "./policy.js";
 import { Turn } from "./turn.js";
 import { UserInput } from "./userInput.js";
 
@@ -11,6 +11,8 @@ export const TurnStartParams = z.object({
   approvalPolicy: AskForApprovalInput.nullable().optional(),
   approvalsReviewer: ApprovalsReviewer.nullable().optional(),
   sandboxPolicy: SandboxPolicy.nullable().optional(),
+  /** Experimental: a permission profile instead of `sandboxPolicy`, for this turn and later ones. */
+  permissions: PermissionProfileId.nullable().optional(),
   model: z.string().nullable().optional(),
   effort: ReasoningEffort.nullable().optional(),
   summary: ReasoningSummary.nullable().optional(),
@@ -18,7 +20,7 @@ export const TurnStartParams = z.object({
   personality: z.enum(["none", "friendly", "pragmatic"]).nullable().optional(),
   outputSchema: z.unknown().optional(),
   clientUserMessageId: z.string().nullable().optional(),
-});
+}).superRefine(profileOrSandbox("sandboxPolicy"));
 export type TurnStartParams = z.infer<typeof TurnStartParams>;
 
 /** Result of `turn/start`: the new (or, when one was running, the active) turn. */

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServerProcess } from "../support/serverProcess.js";
-import { launch, runTurn, startThread } from "../support/turnHarness.js";
+import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
 
 describe("thread history methods", () => {
   it("pages a thread's items with thread/items/list: both directions, cursors, anchors, one turn", async () => {
@@ -166,6 +167,34 @@ describe("thread history methods", () => {
     const page = (await server.request("permissionProfile/list", { limit: 2 })).result;
     expect(page.data).toHaveLength(2);
     expect((await server.request("permissionProfile/list", { cursor: page.nextCursor })).result.data.map((profile: any) => profile.id)).toEqual([":danger-full-access"]);
+    await server.closeStdin();
+  });
+
+  it("takes a permission profile where Codex's experimental API does: thread/start, thread/resume, turn/start, command/exec", async () => {
+    const cwd = tempDir("aas-profiles-");
+    const plain = ServerProcess.start();
+    await plain.initialize();
+    expect((await plain.request("thread/start", { permissions: ":workspace" })).error).toEqual({ code: -32600, message: "thread/start.permissions requires experimentalApi capability" });
+    expect((await plain.request("command/exec", { command: ["true"], permissionProfile: ":read-only" })).error.message).toBe("command/exec.permissionProfile requires experimentalApi capability");
+    await plain.closeStdin();
+
+    const server = ServerProcess.start({ cwd });
+    await server.initialize({ experimentalApi: true });
+    const started = (await server.request("thread/start", { cwd, permissions: ":workspace" })).result;
+    expect(started.sandbox).toMatchObject({ type: "workspaceWrite" });
+    const both = (await server.request("thread/start", { permissions: ":workspace", sandbox: "read-only" })).error;
+    expect(both).toMatchObject({ code: -32602, message: expect.stringContaining("params.permissions: `permissions` cannot be combined with `sandbox`") });
+    expect((await server.request("thread/start", { permissions: ":custom" })).error).toMatchObject({ code: -32602, message: expect.stringContaining("params.permissions") });
+    const threadId = started.thread.id;
+    expect((await server.request("thread/resume", { threadId, permissions: ":danger-full-access" })).result.sandbox).toEqual({ type: "dangerFullAccess" });
+    const turnBoth = await server.request("turn/start", { threadId, input: [], permissions: ":read-only", sandboxPolicy: { type: "dangerFullAccess" } });
+    expect(turnBoth.error.message).toContain("`permissions` cannot be combined with `sandboxPolicy`");
+    // command/exec under :read-only: the sandbox refuses the write.
+    const refused = (await server.request("command/exec", { command: ["touch", path.join(cwd, "x")], cwd, permissionProfile: ":read-only" })).result;
+    expect(refused.exitCode).not.toBe(0);
+    expect(existsSync(path.join(cwd, "x"))).toBe(false);
+    const written = (await server.request("command/exec", { command: ["touch", path.join(cwd, "y")], cwd, permissionProfile: ":workspace" })).result;
+    expect(written.exitCode).toBe(0);
     await server.closeStdin();
   });
 });

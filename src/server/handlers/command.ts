@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import {
   childEnvironment,
   effectiveSettings,
+  profileSandboxMode,
   loadOneOffCommand,
   loadPtyCommand,
   sandboxedArgv,
@@ -18,6 +19,7 @@ import type { Clock } from "../../runtime/clock.js";
 import type { CommandProcesses } from "../commandProcesses.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { createNotification } from "../notifications.js";
+import { requireExperimentalApi } from "./experimentalFields.js";
 
 // Codex's defaults when the request sets neither a limit nor its `disable…` flag.
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -44,7 +46,9 @@ type CommandExecHandlers = Pick<HandlerTable, "command/exec" | "command/exec/wri
  */
 export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers {
   return {
-    "command/exec": async (params, { connection }) => {
+    "command/exec": async (params, context) => {
+      const { connection } = context;
+      requireExperimentalApi(context, "command/exec.permissionProfile", params.permissionProfile);
       if (params.command.length === 0) throw invalidRequest("command must not be empty");
       const processId = params.processId ?? null;
       // As in Codex, a terminal implies streaming both ways.
@@ -97,7 +101,7 @@ export function commandExecHandlers(deps: CommandExecDeps): CommandExecHandlers 
 async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput: OneOffOptions["onOutput"]): Promise<ExecProcess> {
   const config = deps.config();
   const { host } = deps;
-  const { cwd, sandbox } = effectiveSettings(config, null, { cwd: params.cwd, sandboxPolicy: params.sandboxPolicy }, host);
+  const { cwd, sandbox } = effectiveSettings(config, null, { cwd: params.cwd, sandboxPolicy: params.sandboxPolicy, sandboxMode: profileSandboxMode(params.permissionProfile) }, host);
   if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
   const sandboxed = await sandboxedArgv(params.command, {
     policy: sandbox,

@@ -8,6 +8,7 @@ import { itemsPage, offsetPage } from "../../threads/paging.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
 import type { HandlerTable } from "../dispatcher.js";
+import { requireExperimentalApi } from "./experimentalFields.js";
 import { respond } from "./respond.js";
 
 type ThreadHandlers = Pick<HandlerTable, Extract<ClientRequestMethod, `thread/${string}`>>;
@@ -16,14 +17,19 @@ type ThreadHandlers = Pick<HandlerTable, Extract<ClientRequestMethod, `thread/${
 export function threadHandlers(threads: ThreadManager<ClientConnection>): ThreadHandlers {
   return {
     "thread/start": async (params, context) => {
-      // As in Codex, client-run tools are part of the experimental API.
-      if (params.dynamicTools?.length && !context.connection.client?.experimentalApi) {
-        throw invalidRequest("thread/start.dynamicTools requires experimentalApi capability");
-      }
+      // As in Codex, client-run tools and permission profiles are part of the experimental API.
+      requireExperimentalApi(context, "thread/start.dynamicTools", params.dynamicTools);
+      requireExperimentalApi(context, "thread/start.permissions", params.permissions);
       return respond(context, await threads.start(params, context.connection, context.connection.client?.clientName ?? null));
     },
-    "thread/resume": async (params, context) => respond(context, await threads.resume(params, context.connection)),
-    "thread/fork": async (params, context) => respond(context, await threads.fork(params, context.connection)),
+    "thread/resume": async (params, context) => {
+      requireExperimentalApi(context, "thread/resume.permissions", params.permissions);
+      return respond(context, await threads.resume(params, context.connection));
+    },
+    "thread/fork": async (params, context) => {
+      requireExperimentalApi(context, "thread/fork.permissions", params.permissions);
+      return respond(context, await threads.fork(params, context.connection));
+    },
     "thread/list": (params) => threads.edits.list(params),
     "thread/read": async (params) => ({ thread: await threads.edits.read(params.threadId, params.includeTurns ?? false) }),
     "thread/turns/list": (params) => threads.turns(params),
