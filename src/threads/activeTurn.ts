@@ -250,6 +250,11 @@ export class ActiveTurn {
     this.withdrawn = [...this.requests.keys()];
     this.requests.clear();
     for (const id of this.withdrawn) this.host.withdraw(id);
+    // A review cut short ends as aborted, and the item it was about never ran.
+    for (const review of this.open.openReviews()) {
+      if (review.targetItemId) awaitingApproval.add(review.targetItemId);
+      this.host.notify("item/autoApprovalReview/completed", { ...review, review: { status: "aborted" }, completedAtMs: this.host.clock.nowMs(), decisionSource: "agent" });
+    }
     const partial: ConversationItem[] = [];
     for (const item of this.open.current()) {
       if (item.type === "agentMessage" && item.text) partial.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.text }] });

@@ -1,6 +1,9 @@
 import type { TurnNotification } from "../agent/index.js";
 import type { ThreadItem } from "../protocol/items.js";
 
+/** An automatic review as its start announced it. */
+export type ReviewStarted = Extract<TurnNotification, { method: "item/autoApprovalReview/started" }>["params"];
+
 /** A started item and what has streamed into it since. */
 interface OpenItem {
   readonly started: ThreadItem;
@@ -17,6 +20,8 @@ interface OpenItem {
  */
 export class OpenItems {
   private readonly items = new Map<string, OpenItem>();
+  /** Automatic reviews announced and not yet completed, by review id. */
+  private readonly reviews = new Map<string, ReviewStarted>();
 
   /** Adds an item that has just started. */
   add(item: ThreadItem): void {
@@ -38,9 +43,18 @@ export class OpenItems {
     return Array.from(this.items.values(), currentItem);
   }
 
-  /** Appends a notification's delta to the open item it belongs to; other notifications change nothing. */
+  /** The automatic reviews still in progress, in start order. */
+  openReviews(): ReviewStarted[] {
+    return [...this.reviews.values()];
+  }
+
+  /** Appends a notification's delta to the open item it belongs to, and follows reviews; other notifications change nothing. */
   track(event: TurnNotification): void {
-    if (event.method === "item/agentMessage/delta") {
+    if (event.method === "item/autoApprovalReview/started") {
+      this.reviews.set(event.params.reviewId, event.params);
+    } else if (event.method === "item/autoApprovalReview/completed") {
+      this.reviews.delete(event.params.reviewId);
+    } else if (event.method === "item/agentMessage/delta") {
       const open = this.items.get(event.params.itemId);
       if (open?.started.type === "agentMessage") open.streamed = (open.streamed ?? "") + event.params.delta;
     } else if (event.method === "item/reasoning/summaryTextDelta") {

@@ -152,4 +152,23 @@ describe("automatic approval review (approvalsReviewer: auto_review)", () => {
       "thread not found: 019a0000-0000-7000-8000-000000000000",
     );
   });
+
+  it("an interrupt during a review ends it as aborted, runs nothing, and ends the turn", async () => {
+    const workspace = tempDir("aas-review-");
+    const hanging: MockResponseInput = { items: [], hang: true };
+    const { server } = await launch([escalated("aborted.txt"), hanging], { approval: "on-request", sandbox: "workspace-write" });
+    const threadId = await startThread(server, { cwd: workspace, approvalsReviewer: "auto_review" });
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Make the file." }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "item/autoApprovalReview/started");
+    expect((await server.request("turn/interrupt", { threadId, turnId })).error).toBeUndefined();
+    const completed = await server.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(reviews(server, "item/autoApprovalReview/completed").map((review) => review.review.status)).toEqual(["aborted"]);
+    expect(existsSync(path.join(workspace, "aborted.txt"))).toBe(false);
+    // The command under review never ran; its review ended before the turn did.
+    expect(commandItem(server)).toMatchObject({ status: "declined" });
+    const order = server.messages.map((m) => m.method);
+    expect(order.indexOf("item/autoApprovalReview/completed")).toBeLessThan(order.indexOf("turn/completed"));
+    expect(server.messages.filter((m) => m.method?.endsWith("/requestApproval"))).toEqual([]);
+  });
 });
