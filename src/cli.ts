@@ -5,6 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { HELP_TEXT, parseCommandLine } from "./cli/args.js";
 import { UsageError } from "./cli/usageError.js";
 import { ConfigError } from "./config/load.js";
+import { StartupError } from "./runtime/startupError.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
 import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "./runtime/version.js";
 
@@ -75,7 +76,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`agent-app-server: ${error.message}\n\n${HELP_TEXT}`);
     process.exit(2);
   }
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof StartupError) {
     process.stderr.write(`agent-app-server: ${error.message}\n`);
     process.exit(1);
   }

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { describeErrno } from "../runtime/startupError.js";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
@@ -89,11 +90,40 @@ function refuseUnknownKeys(file: string, text: string, user: Record<string, unkn
 }
 
 async function readConfigText(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, "utf8");
+    bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(`Cannot read config file ${file}: ${describeErrno(error)} (${(error as NodeJS.ErrnoException).code ?? "error"}); make it a readable file, or remove it`);
+  }
+  try {
+    // TOML is UTF-8; a lenient decode would turn bad bytes into U+FFFD and accept a config nobody wrote.
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ConfigError(`Invalid config file ${file}: it is not UTF-8 text (byte ${firstInvalidByte(bytes)}); save it as UTF-8`);
+  }
+}
+
+/** The offset of the first byte that does not decode as UTF-8. */
+function firstInvalidByte(bytes: Buffer): number {
+  let low = 0;
+  let high = bytes.length;
+  // The longest valid prefix, found by halving: decoding is all-or-nothing.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (validUtf8(bytes.subarray(0, middle))) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+function validUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
   }
 }
 

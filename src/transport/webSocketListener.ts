@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import { describeErrno, StartupError } from "../runtime/startupError.js";
 
 /** Who may connect. */
 export interface WebSocketAuth {
@@ -92,15 +93,19 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
     return { url: `unix://${options.bind.socketPath}`, address: options.bind.socketPath, close };
   }
   server.listen(options.bind.port, options.bind.host);
-  await listening(server);
+  await listening(server, `ws://${options.bind.host.includes(":") ? `[${options.bind.host}]` : options.bind.host}:${options.bind.port}`);
   const { address, port } = server.address() as AddressInfo;
   return { url: `ws://${address.includes(":") ? `[${address}]` : address}:${port}`, address, close };
 }
 
-function listening(server: http.Server): Promise<void> {
+/** Resolves once `server` listens; a bind that fails is a {@link StartupError} naming the address and what to do. */
+function listening(server: http.Server, url: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const advice = error.code === "EADDRINUSE" ? "stop what listens there, or choose another address (port 0 picks a free one)" : "choose another address";
+      reject(new StartupError(`cannot listen on ${url}: ${describeErrno(error)} (${error.code ?? "error"}); ${advice}`));
+    });
   });
 }
 
@@ -112,7 +117,7 @@ async function listenOnSocket(server: http.Server, socketPath: string): Promise<
   const previous = process.umask(0o177);
   try {
     server.listen(socketPath);
-    await listening(server);
+    await listening(server, `unix://${socketPath}`);
   } finally {
     process.umask(previous);
   }
