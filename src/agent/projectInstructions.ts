@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../workspace/regularFiles.js";
 import { directoriesFromRoot } from "../workspace/repository.js";
 
 /** AGENTS.md files found for a cwd, root first, and their combined text. */
@@ -27,8 +27,10 @@ export async function loadProjectInstructions(cwd: string, home: string): Promis
   for (const dir of dirs) {
     for (const name of NAMES) {
       const file = path.join(dir, name);
-      const text = await readFile(file, "utf8").catch(() => null);
-      if (text === null) continue;
+      // Only what fits the budget is read; a FIFO or device in a repository is passed over, never waited on.
+      const bytes = await readRegularFile(file, Math.max(budget, 1), { truncate: true }).catch(() => null);
+      if (bytes === null) continue;
+      const text = bytes.toString("utf8");
       if (text.trim() && budget > 0) {
         const bytes = Buffer.from(text);
         const kept = bytes.length > budget ? bytes.subarray(0, budget).toString("utf8") : text;

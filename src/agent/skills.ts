@@ -5,8 +5,9 @@
  * root down to the cwd (`repo`). The model is offered each enabled skill's name, description and
  * path (it reads SKILL.md itself when it decides to use one), within about 8,000 characters.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../workspace/regularFiles.js";
 import { directoriesFromRoot } from "../workspace/repository.js";
 
 /** A skill as `skills/list` shows it. */
@@ -33,6 +34,8 @@ export interface SkillSources {
 
 /** The skills list offered to the model stops at about this many characters. */
 const OFFER_BUDGET_CHARS = 8_000;
+// A SKILL.md larger than this is not a skill description: it is not read.
+const MAX_SKILL_BYTES = 1024 * 1024;
 
 /** The skills visible from `cwd`, sorted by name, and the SKILL.md files that failed. */
 export async function discoverSkills(cwd: string, sources: SkillSources): Promise<{ skills: Skill[]; errors: SkillError[] }> {
@@ -53,7 +56,10 @@ export async function discoverSkills(cwd: string, sources: SkillSources): Promis
       const file = path.join(root.dir, entry.name, "SKILL.md");
       if (seen.has(file)) continue;
       seen.add(file);
-      const text = await readFile(file, "utf8").catch(() => null);
+      // A FIFO or device named SKILL.md in a repository is passed over, never waited on.
+      const text = await readRegularFile(file, MAX_SKILL_BYTES)
+        .then((bytes) => bytes.toString("utf8"))
+        .catch(() => null);
       if (text === null) continue;
       const meta = frontMatter(text);
       if (!meta.name || !meta.description) {

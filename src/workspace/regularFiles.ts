@@ -1,5 +1,5 @@
-import type { Stats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { ConfinedFsError } from "./confinement.js";
 
 /**
@@ -11,6 +11,39 @@ export async function regularFile(handle: FileHandle, requested: string, locatio
   if (info.isFile()) return info;
   if (info.isDirectory()) throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, ${requested}`, { path: requested, location });
   throw notRegular(requested, location, kindOf(info));
+}
+
+/**
+ * Reads a file that is not under a confinement (a repository's AGENTS.md or SKILL.md, another
+ * agent's settings): symlinks are followed, but it must end in a regular file of at most
+ * `maxBytes`. Opened without blocking, so a FIFO or device is refused instead of pinning an I/O thread.
+ */
+export async function readRegularFile(file: string, maxBytes: number, options: { truncate?: boolean } = {}): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error: NodeJS.ErrnoException) => {
+    // What O_NONBLOCK answers for a FIFO nobody writes to... and for a socket.
+    if (error.code === "ENXIO") throw notRegular(file, file, "a FIFO or socket");
+    throw error;
+  });
+  try {
+    const info = await regularFile(handle, file, file);
+    if (options.truncate) return await readPrefix(handle, maxBytes);
+    if (info.size > maxBytes) throw tooLarge(file, file, info.size, maxBytes);
+    return await readAll(handle, info.size, maxBytes, file, file);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first `maxBytes` bytes of an open file (fewer when it is shorter). */
+async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(maxBytes);
+  let filled = 0;
+  while (filled < maxBytes) {
+    const { bytesRead } = await handle.read(buffer, filled, maxBytes - filled, null);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /** Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size` was read). */

@@ -4,6 +4,9 @@ import type { WritableRoots } from "../../workspace/roots.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
 
+// A patch edits text a model can read: a file past this size is refused before it is read whole.
+const MAX_PATCHED_FILE_BYTES = 16 * 1024 * 1024;
+
 /** One file change of a verified patch, ready to write. Paths are absolute. */
 export interface PlannedChange {
   readonly kind: "add" | "delete" | "update";
@@ -76,7 +79,7 @@ export async function commitPatch(changes: readonly PlannedChange[], confinement
 /** A file's text for planning, or a {@link PatchApplyError} saying why it cannot be read. */
 async function readPatched(reader: ConfinedFs, file: string, verb: string): Promise<string> {
   try {
-    return (await reader.readFile(file)).toString("utf8");
+    return (await reader.readFile(file, { maxBytes: MAX_PATCHED_FILE_BYTES })).toString("utf8");
   } catch (error) {
     const code = error instanceof ConfinedFsError ? error.code : undefined;
     const why =
@@ -84,6 +87,8 @@ async function readPatched(reader: ConfinedFs, file: string, verb: string): Prom
         ? "the file does not exist"
         : code === "ENOTREGULAR"
           ? "it is not a regular file (FIFOs and devices are not read)"
+          : code === "ETOOLARGE"
+            ? `it is larger than ${MAX_PATCHED_FILE_BYTES / (1024 * 1024)} MiB, which patches do not edit`
           : code === "EISDIR"
             ? "it is a directory"
             : (error as Error).message;

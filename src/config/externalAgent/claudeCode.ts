@@ -4,9 +4,13 @@
  * client was shown is what gets done. Home scope reads `~/.claude`, `~/.claude.json` and
  * `~/.mcp.json`; repository scope reads the repository's `CLAUDE.md` and `.claude/`.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { readRegularFile } from "../../workspace/regularFiles.js";
 import type { McpServerConfig } from "../schema.js";
+
+// Settings, instructions and MCP lists are small; a larger file (or a FIFO, a device) is not read.
+const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** Where the two agents keep things. */
 export interface MigrationPlaces {
@@ -170,7 +174,9 @@ async function readJsonObject(file: string): Promise<Record<string, unknown>> {
 }
 
 async function readText(file: string): Promise<string | null> {
-  return readFile(file, "utf8").catch(() => null);
+  return readRegularFile(file, MAX_SOURCE_BYTES)
+    .then((bytes) => bytes.toString("utf8"))
+    .catch(() => null);
 }
 
 async function exists(file: string): Promise<boolean> {
