@@ -5,7 +5,7 @@ import { setFlagsFromString } from "node:v8";
 import { HELP_TEXT, parseCommandLine } from "./cli/args.js";
 import { UsageError } from "./cli/usageError.js";
 import { ConfigError } from "./config/load.js";
-import { StartupError } from "./runtime/startupError.js";
+import { StartupError } from "./runtime/systemErrors.js";
 import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
 import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "./runtime/version.js";
 

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { describeErrno, StartupError } from "../runtime/startupError.js";
+import { describeErrno, StartupError } from "../runtime/systemErrors.js";
 
 /** The server's home: `$AGENT_APP_SERVER_HOME`, else `~/.agent-app-server`. */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { describeErrno } from "../runtime/startupError.js";
+import { describeErrno } from "../runtime/systemErrors.js";
 import path from "node:path";
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";

@@ -2,12 +2,14 @@ import { CODEX_CLIENT_METHODS, OUT_OF_SCOPE_METHODS } from "../protocol/codexMet
 import {
   internalError,
   invalidRequest,
+  ioFailure,
   isRpcError,
   invalidParams,
   methodNotFound,
   methodOutOfScope,
   notInitialized,
 } from "../protocol/errors.js";
+import { describeStorageFault } from "../runtime/systemErrors.js";
 import type { RequestId } from "../protocol/jsonrpc.js";
 import {
   clientRequestSpec,
@@ -75,6 +77,9 @@ export class Dispatcher {
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");
+      // A full disk or a read-only home is the user's to fix: say which file, and why.
+      const storage = describeStorageFault(error);
+      if (storage) throw ioFailure(`${method} failed: ${storage}`, { code: (error as NodeJS.ErrnoException).code, path: (error as NodeJS.ErrnoException).path ?? null });
       throw internalError();
     }
   }

@@ -256,16 +256,20 @@ export class ActiveTurn {
       this.host.notify("item/autoApprovalReview/completed", { ...review, review: { status: "aborted" }, completedAtMs: this.host.clock.nowMs(), decisionSource: "agent" });
     }
     const partial: ConversationItem[] = [];
+    // Every open item completes even when storing one fails; the first failure is raised after.
+    let failure: unknown = null;
+    const complete = (item: ThreadItem) => this.complete(item).catch((error: unknown) => void (failure ??= error));
     for (const item of this.open.current()) {
       if (item.type === "agentMessage" && item.text) partial.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: item.text }] });
       // A tool cut short did not finish: never ran if it waited for approval, failed if it was running.
       const status = awaitingApproval.has(item.id) ? "declined" : "failed";
-      if (item.type === "commandExecution") await this.complete({ ...item, status, exitCode: item.exitCode ?? (status === "failed" ? -1 : null) });
-      else if (item.type === "fileChange") await this.complete({ ...item, status });
-      else if (item.type === "dynamicToolCall") await this.complete({ ...item, status: "failed", success: false });
-      else if (item.type === "mcpToolCall") await this.complete({ ...item, status: "failed", error: { message: "the turn ended before the tool answered" } });
-      else await this.complete(item);
+      if (item.type === "commandExecution") await complete({ ...item, status, exitCode: item.exitCode ?? (status === "failed" ? -1 : null) });
+      else if (item.type === "fileChange") await complete({ ...item, status });
+      else if (item.type === "dynamicToolCall") await complete({ ...item, status: "failed", success: false });
+      else if (item.type === "mcpToolCall") await complete({ ...item, status: "failed", error: { message: "the turn ended before the tool answered" } });
+      else await complete(item);
     }
+    if (failure !== null) throw failure;
     const at = this.host.clock.nowMs();
     if (status === "interrupted") partial.push({ type: "message", role: "user", content: [{ type: "input_text", text: ABORTED_NOTE }] });
     if (partial.length > 0) await this.host.write({ type: "model", at, turnId: this.id, items: partial }, false);
@@ -290,8 +294,12 @@ export class ActiveTurn {
     this.open.delete(item.id);
     const done: ThreadItem = { ...item, startedAtMs, completedAtMs };
     if (done.type === "agentMessage") this.lastAgentMessage = done;
-    await this.host.write({ type: "item", at: completedAtMs, turnId: this.id, item: done }, false);
-    this.host.notify("item/completed", { threadId: this.threadId, turnId: this.id, item: done, completedAtMs, contentTokenCount: null });
+    try {
+      await this.host.write({ type: "item", at: completedAtMs, turnId: this.id, item: done }, false);
+    } finally {
+      // Clients see every started item complete, even when storing it failed (a full disk).
+      this.host.notify("item/completed", { threadId: this.threadId, turnId: this.id, item: done, completedAtMs, contentTokenCount: null });
+    }
   }
 }
 

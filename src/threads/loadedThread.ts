@@ -290,9 +290,12 @@ export class LoadedThread<S> {
   /** Applies a record to the history and appends it to the thread's file (`durable`: fsync). */
   async write(record: ThreadRecord, durable: boolean): Promise<void> {
     const preview = this.history.preview;
+    // Written first (append throws at once when the disk refuses): a record not stored does not
+    // become part of the history either. Applied before its fsync, so records apply in call order.
+    const synced = this.file?.writer.append(record, durable);
     this.history.apply(record);
     if (!this.file) return;
-    await this.file.writer.append(record, durable);
+    await synced;
     // The index changes with metadata and turn boundaries, not with every item or delta of a turn.
     const indexed = record.type !== "item" && record.type !== "model" && record.type !== "usage";
     if (indexed || this.history.preview !== preview) await this.services.store.remember(this.history, this.file.path, false);
@@ -338,7 +341,13 @@ export class LoadedThread<S> {
     const turn = new ActiveTurn(turnId, this.id, startedAtMs, this.turnHost());
     this.active = turn;
     clearTimeout(this.unloadTimer);
-    await this.write({ type: "turnStarted", at: startedAtMs, turnId }, true);
+    try {
+      await this.write({ type: "turnStarted", at: startedAtMs, turnId }, true);
+    } catch (error) {
+      // Not stored, so not started: the next turn/start must find the thread free (a full disk must not wedge it).
+      if (this.active === turn) this.active = undefined;
+      throw error;
+    }
     return turn;
   }
 

@@ -1,4 +1,4 @@
-import { writeSync } from "node:fs";
+import { ftruncateSync, writeSync } from "node:fs";
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
 import type { Logger } from "../runtime/logger.js";
 import { ThreadRecord } from "./records.js";
@@ -89,26 +89,44 @@ export class ThreadFileWriter {
   /** Settles once every fsync started so far has. */
   private tail: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly handle: FileHandle,
+    /** Where the file is, for errors a user reads (it may be renamed after it is opened). */
+    public path: string,
+    /** The bytes of whole records written so far: a failed append is cut back to here. */
+    private size: number,
+  ) {}
 
   /** Opens for appending; `intactBytes` cuts off a torn last line first so appends stay parseable. */
   static async open(path: string, intactBytes?: number): Promise<ThreadFileWriter> {
     if (intactBytes !== undefined) await truncate(path, intactBytes);
-    return new ThreadFileWriter(await open(path, "a"));
+    const handle = await open(path, "a");
+    return new ThreadFileWriter(handle, path, (await handle.stat()).size);
   }
 
   /** Creates a file that must not exist yet, for appending. */
   static async create(path: string): Promise<ThreadFileWriter> {
-    return new ThreadFileWriter(await open(path, "ax"));
+    return new ThreadFileWriter(await open(path, "ax"), path, 0);
   }
 
-  /** Appends one record; resolves once written (and fsynced when `durable`). */
+  /**
+   * Appends one record; resolves once written (and fsynced when `durable`). A write that fails
+   * midway (a full disk) is cut back, so the file never holds half a line before later ones;
+   * it throws at once (not through the promise), naming the file, so a caller knows before it
+   * goes on whether the record was written.
+   */
   append(record: ThreadRecord, durable: boolean): Promise<void> {
     const bytes = Buffer.from(JSON.stringify(record) + "\n");
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(this.handle.fd, bytes, written);
+      this.size += bytes.length;
     } catch (error) {
-      return Promise.reject(error);
+      try {
+        ftruncateSync(this.handle.fd, this.size);
+      } catch {
+        // Truncating frees space and cannot fail for space; if it fails anyway, reads drop a torn last line.
+      }
+      throw Object.assign(error as NodeJS.ErrnoException, { path: this.path });
     }
     if (!durable) return Promise.resolve();
     const synced = this.handle.datasync();

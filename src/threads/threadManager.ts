@@ -4,7 +4,7 @@
  * loaded-or-stored threads are ThreadEdits'.
  */
 import { AGENT_STEPS, AgentWarmUp, effectiveSettings, threadSettingsRequest } from "../agent/index.js";
-import { invalidRequest } from "../protocol/errors.js";
+import { invalidRequest, ioFailure } from "../protocol/errors.js";
 import type { ThreadReadState } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
@@ -15,6 +15,7 @@ import type {
 } from "../protocol/threadMethods.js";
 import type { Turn } from "../protocol/turn.js";
 import { SERVER_VERSION } from "../runtime/version.js";
+import { describeStorageFault } from "../runtime/systemErrors.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { LoadedThread, type ThreadServices } from "./loadedThread.js";
 import { offsetPage, turnsPage } from "./paging.js";
@@ -42,6 +43,8 @@ type CreationRecord = Extract<ThreadRecord, { type: "thread" }>;
  */
 export class ThreadManager<S extends object> implements LoadedThreads<S> {
   private readonly loaded = new Map<string, LoadedThread<S>>();
+  /** Why the last load of a stored thread failed (a read-only home), until one succeeds. */
+  private readonly loadFailures = new Map<string, string>();
   /** Reads and edits of loaded-or-stored threads (name, metadata, goals, archive, read, list). */
   readonly edits: ThreadEdits<S>;
   /** `thread/attachment/*` of loaded-or-stored threads. */
@@ -90,7 +93,13 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     if (!thread) {
       const stored = await this.options.store.read(params.threadId);
       if (!stored || stored.summary.archived) throw noRolloutFound(params.threadId);
-      const writer = await ThreadFileWriter.open(stored.summary.path, stored.intactBytes);
+      const writer = await ThreadFileWriter.open(stored.summary.path, stored.intactBytes).catch((error: unknown) => {
+        // Remembered, so that requests about the thread say why it is not loaded rather than "not found".
+        const storage = describeStorageFault(error);
+        if (storage) this.loadFailures.set(params.threadId, storage);
+        throw error;
+      });
+      this.loadFailures.delete(params.threadId);
       thread = this.register(stored.history, false, { path: stored.summary.path, writer });
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     }
@@ -133,8 +142,10 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   /** The loaded thread with this id, or -32600 `thread not found` (turns run only on loaded threads). */
   get(threadId: string): LoadedThread<S> {
     const thread = this.loaded.get(threadId);
-    if (!thread) throw threadNotFound(threadId);
-    return thread;
+    if (thread) return thread;
+    const failure = this.loadFailures.get(threadId);
+    if (failure) throw ioFailure(`thread ${threadId} is stored but could not be loaded: ${failure}`, { threadId });
+    throw threadNotFound(threadId);
   }
 
   /** The loaded thread with this id, if it is loaded. */

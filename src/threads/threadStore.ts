@@ -43,11 +43,18 @@ export class ThreadStore {
   /** Index lines waiting for the write in flight to finish; they go out together in the next one. */
   private queuedLines = "";
   private queuedWrite: Promise<void> | undefined;
+  /** The index file may be missing entries (a failed write): rewrite it whole next time. */
+  private indexStale = false;
 
   constructor(
     private readonly home: string,
     private readonly logger: Logger,
   ) {}
+
+  /** Where new thread files are written before they are renamed into place (see {@link create}). */
+  private get incomingDir(): string {
+    return path.join(this.home, "sessions", ".incoming");
+  }
 
   private get sessionsDir(): string {
     return path.join(this.home, "sessions");
@@ -69,6 +76,8 @@ export class ThreadStore {
 
   /** Loads the index, rebuilding it from the thread files if it is missing or unreadable. */
   async init(): Promise<void> {
+    // Files a crash left half-created: never listed, never resumable.
+    await rm(this.incomingDir, { recursive: true, force: true }).catch(() => undefined);
     let text: string | undefined;
     try {
       text = await readFile(this.indexPath, "utf8");
@@ -84,11 +93,38 @@ export class ThreadStore {
         const entry = ThreadSummary.parse(JSON.parse(line));
         this.index.set(entry.id, entry);
       } catch {
-        this.logger.warn({ path: this.indexPath }, "skipped an unreadable line of the thread index");
+        // Half a line (a full disk, a crash mid-write): later entries may be missing too.
+        this.logger.warn({ path: this.indexPath }, "the thread index has an unreadable line; rebuilding it from the thread files");
+        return this.rebuildIndex();
       }
     }
     // Keep the append-only index from growing without bound.
     if (lines > 2 * this.index.size + 100) await this.rewriteIndex();
+    await this.adoptUnindexed();
+  }
+
+  /**
+   * A crash between a new thread's file and its index line (the index is written after) leaves
+   * a thread the index does not know. Such threads were being created when the server stopped, so
+   * they are in the newest day's directory: its files the index lacks are added, at the cost of
+   * one directory listing per start.
+   */
+  private async adoptUnindexed(): Promise<void> {
+    const newest = await newestDayDir(this.sessionsDir);
+    if (newest === null) return;
+    const known = new Set([...this.index.values()].map((summary) => summary.path));
+    const entries = await readdir(newest, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const file = path.join(newest, entry.name);
+      if (!entry.isFile() || !entry.name.endsWith(".jsonl") || known.has(file)) continue;
+      try {
+        const { records } = await readThreadFile(file, this.logger);
+        await this.record(summarize(ThreadHistory.fromRecords(records), file, false));
+        this.logger.warn({ path: file }, "indexed a thread file the index lacked (the server stopped while creating it)");
+      } catch (error) {
+        this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file");
+      }
+    }
   }
 
   /** Every stored thread, archived or not. */
@@ -112,20 +148,30 @@ export class ThreadStore {
     const dir = this.dayDir(record.at);
     const stamp = new Date(record.at).toISOString().slice(0, 19).replace(/:/g, "-");
     const file = path.join(dir, `rollout-${stamp}-${record.identity.id}.jsonl`);
+    // The file is written in .incoming/ and renamed into place with its first record: a crash in
+    // between leaves no empty thread file, only a leftover that the next start clears.
+    const incoming = path.join(this.incomingDir, `${record.identity.id}.jsonl`);
+    const writer = await ThreadFileWriter.create(incoming).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+      await mkdir(this.incomingDir, { recursive: true });
+      return ThreadFileWriter.create(incoming);
+    });
     // The directories whose entries changed: the day's, and those above it made just now.
     const changed = [dir];
-    const writer = await ThreadFileWriter.create(file).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== "ENOENT") throw error;
-      // The first directory made (undefined: a concurrent start made the day's first); each made one's entry is in its parent.
-      const first = (await mkdir(dir, { recursive: true })) ?? dir;
-      for (let made = dir; made !== path.dirname(first); made = path.dirname(made)) changed.push(path.dirname(made));
-      return ThreadFileWriter.create(file);
-    });
     try {
       await writer.append(record, durable);
+      await rename(incoming, file).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+        // The first directory made (undefined: a concurrent start made the day's first); each made one's entry is in its parent.
+        const first = (await mkdir(dir, { recursive: true })) ?? dir;
+        for (let made = dir; made !== path.dirname(first); made = path.dirname(made)) changed.push(path.dirname(made));
+        await rename(incoming, file);
+      });
+      writer.path = file;
       if (durable) for (const directory of changed) await syncDirectory(directory);
     } catch (error) {
       await writer.close().catch(() => undefined);
+      await rm(incoming, { force: true });
       await rm(file, { force: true });
       throw error;
     }
@@ -168,13 +214,20 @@ export class ThreadStore {
   }
 
   private writeQueuedLines(): Promise<void> {
-    const write = this.indexTail.then(() => {
+    const write = this.indexTail.then(async () => {
       const lines = this.queuedLines;
       this.queuedLines = "";
       this.queuedWrite = undefined;
-      return appendFile(this.indexPath, lines);
+      // After a failed append (a full disk) the file may lack entries or end in half a line:
+      // the next write rewrites it whole from memory instead of appending to it.
+      if (this.indexStale) await this.rewriteIndex();
+      else await appendFile(this.indexPath, lines);
+      this.indexStale = false;
     });
-    this.indexTail = write.catch((error: unknown) => this.logger.error({ err: error }, "could not update the thread index"));
+    this.indexTail = write.catch((error: unknown) => {
+      this.indexStale = true;
+      this.logger.error({ err: error }, "could not update the thread index; it is rewritten whole at the next change");
+    });
     return this.indexTail;
   }
 
@@ -207,8 +260,10 @@ export class ThreadStore {
   }
 
   /** Waits for index writes in flight. */
-  flush(): Promise<void> {
-    return this.indexTail;
+  async flush(): Promise<void> {
+    await this.indexTail;
+    // A last try at an index a failed write left incomplete (space may be back by now).
+    if (this.indexStale) await this.rewriteIndex().then(() => (this.indexStale = false), () => undefined);
   }
 
   private async rebuildIndex(): Promise<void> {
@@ -234,8 +289,14 @@ export class ThreadStore {
     await mkdir(this.home, { recursive: true });
     const text = [...this.index.values()].map((entry) => JSON.stringify(entry) + "\n").join("");
     const temp = `${this.indexPath}.tmp-${process.pid}`;
-    await writeFile(temp, text);
-    await rename(temp, this.indexPath);
+    try {
+      await writeFile(temp, text);
+      await rename(temp, this.indexPath);
+    } catch (error) {
+      // A full disk leaves the old index in place, and no half-written temp beside it.
+      await rm(temp, { force: true });
+      throw error;
+    }
   }
 }
 
@@ -273,7 +334,20 @@ async function listThreadFiles(dir: string): Promise<string[]> {
   }
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith(".jsonl"))
-    .map((entry) => path.join(entry.parentPath ?? (entry as { path: string }).path, entry.name));
+    .map((entry) => path.join(entry.parentPath ?? (entry as { path: string }).path, entry.name))
+    .filter((file) => !file.split(path.sep).includes(".incoming"));
+}
+
+/** The newest `YYYY/MM/DD` directory under `sessions` (by name), or null when there is none. */
+async function newestDayDir(sessions: string): Promise<string | null> {
+  let dir = sessions;
+  for (let depth = 0; depth < 3; depth++) {
+    const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => /^\d+$/.test(name)).sort();
+    const last = names.at(-1);
+    if (last === undefined) return null;
+    dir = path.join(dir, last);
+  }
+  return dir;
 }
 
 /** fsyncs a directory, making the entries created in it durable. */

@@ -2,6 +2,7 @@ import { ModelError, type TurnSettings } from "../agent/index.js";
 import type { ThreadSettingsView } from "../protocol/notifications.js";
 import type { ThreadStatus, Thread } from "../protocol/thread.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
+import { describeStorageFault } from "../runtime/systemErrors.js";
 import type { ThreadSummary } from "./threadStore.js";
 
 /** A turn as `turn/start` returns it: in progress, nothing loaded yet. */
@@ -12,6 +13,8 @@ export function inProgressTurn(id: string): Turn {
 /** What a client is told about a failed turn. */
 export function turnError(failure: unknown): TurnError {
   if (failure instanceof ModelError) return { message: failure.message, codexErrorInfo: failure.info, additionalDetails: null };
+  const storage = describeStorageFault(failure);
+  if (storage) return { message: `the thread could not be saved: ${storage}`, codexErrorInfo: "other", additionalDetails: null };
   const message = failure instanceof Error ? failure.message : String(failure);
   return { message: `internal error: ${message}`, codexErrorInfo: "other", additionalDetails: null };
 }

@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { describeErrno, StartupError } from "../runtime/startupError.js";
+import { describeErrno, StartupError } from "../runtime/systemErrors.js";
 
 /** Who may connect. */
 export interface WebSocketAuth {
