@@ -63,6 +63,8 @@ export class ClientConnection {
   /** Distinguishes connections in the log. */
   readonly number = nextConnectionNumber++;
   private readonly auditLog: SessionLog | undefined;
+  /** Settles once the audit log's last lines are written (after the output closed). */
+  private auditClosed: Promise<void> | undefined;
   private readonly logRedactor: LogRedactor;
   private session: ClientSession | undefined;
   private readonly rpc: MessageConnection;
@@ -181,11 +183,14 @@ export class ClientConnection {
 
   /** Flushes what was written and closes the output. */
   async close(): Promise<void> {
-    if (this.outputClosed) return;
-    await this.writer.flush();
-    this.rpc.dispose();
-    this.writer.end();
-    this.handleOutputClosed();
+    if (!this.outputClosed) {
+      await this.writer.flush();
+      this.rpc.dispose();
+      this.writer.end();
+      this.handleOutputClosed();
+    }
+    // The process exits once connections are closed: the audit log's writes must be done by then.
+    await this.auditClosed;
   }
 
   /**
@@ -278,7 +283,7 @@ export class ClientConnection {
     this.host.serverRequests.dropOwner(this, "connection closed");
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     for (const listener of this.outputClosedListeners.splice(0)) listener();
-    this.auditLog?.close();
+    this.auditClosed = this.auditLog?.close();
   }
 
   private rpcLogger() {

@@ -1,5 +1,6 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
+import { finished } from "node:stream/promises";
 import type { Clock } from "../runtime/clock.js";
 
 /** What `GET /sessions` tells about one connection's log. */
@@ -15,7 +16,8 @@ export interface SessionSummary {
 export interface SessionLog {
   /** Appends a message, already redacted (the connection's LogRedactor). */
   record(direction: "in" | "out", message: unknown): void;
-  close(): void;
+  /** Ends the log; resolves once every line is written (or writing failed). */
+  close(): Promise<void>;
 }
 
 /**
@@ -48,7 +50,10 @@ export class SessionAudit {
         entry.summary = { ...entry.summary, lastActivityAt: ts, messageCount: entry.summary.messageCount + 1 };
         stream.write(JSON.stringify({ ts, dir: direction, connection: id, msg: message }) + "\n");
       },
-      close: () => stream.end(),
+      close: () => {
+        stream.end();
+        return finished(stream).catch(() => undefined);
+      },
     };
   }
 
