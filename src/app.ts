@@ -16,7 +16,7 @@ import type { Logger } from "./runtime/logger.js";
 import { AppServer } from "./server/appServer.js";
 import { ClientHub } from "./server/clientHub.js";
 import type { ClientConnection } from "./server/connection.js";
-import { secretValuesOf } from "./server/secretRedaction.js";
+import { logSecrets } from "./server/logSecrets.js";
 import { SessionAudit } from "./server/sessionAudit.js";
 import { ThreadManager } from "./threads/threadManager.js";
 import { SectionStore } from "./threads/sectionStore.js";
@@ -75,7 +75,6 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const attachments = new AttachmentStore(home, () => ids.uuid("item"));
   const activity = new Activity();
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
-  const secretValues = secretValuesOf(host.env);
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
   const startup = configStore.current;
   const mcpCredentials = new McpCredentialStore(home);
@@ -131,8 +130,8 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     mcpCredentials,
     loginShell,
     activity,
-    audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock, secretValues) : undefined,
-    secretValues,
+    audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock) : undefined,
+    secrets: logSecrets(host.env, configStore),
     maxLineBytes: options.maxLineBytes,
     maxPendingRequests: options.maxPendingRequests,
     includeJsonrpc: options.includeJsonrpc,

@@ -8,7 +8,7 @@ export { TurnCancelled, type ApprovalDecision, type ApprovalRequest } from "./ap
 export type { ClientAsker } from "./clientAsker.js";
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
 export { ConversationItem } from "./conversation.js";
-export { childEnvironment } from "./exec/childEnvironment.js";
+export { childEnvironment, isSecretEnvName } from "./exec/childEnvironment.js";
 export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";

@@ -25,6 +25,7 @@ import type { ClientHub } from "./clientHub.js";
 import { CommandProcesses } from "./commandProcesses.js";
 import { FsWatches } from "./fsWatches.js";
 import { McpOAuthLogins } from "./mcpOAuthLogins.js";
+import type { KnownSecrets } from "./secretRedaction.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { accountHandlers } from "./handlers/account.js";
@@ -85,7 +86,8 @@ export interface AppServerParts {
   readonly loginShell: LoginShell;
   readonly activity: Activity;
   readonly audit: SessionAudit | undefined;
-  readonly secretValues: readonly string[];
+  /** The secret values to mask in logs, as the config stands now. */
+  readonly secrets: () => KnownSecrets;
   /** Longest accepted input line in bytes (default 64 MiB). */
   readonly maxLineBytes?: number;
   /** Requests admitted at once before -32001 (default 128). */
@@ -100,7 +102,7 @@ export class AppServer implements ConnectionHost {
   readonly dispatcher: Dispatcher;
   readonly threads: ThreadManager<ClientConnection>;
   readonly audit: SessionAudit | undefined;
-  readonly secretValues: readonly string[];
+  readonly secrets: () => KnownSecrets;
   /** The configuration, as `config/*` writes change it. */
   readonly configStore: ConfigStore;
   private readonly commandProcesses = new CommandProcesses();
@@ -112,7 +114,7 @@ export class AppServer implements ConnectionHost {
     this.logger = parts.logger;
     this.threads = parts.threads;
     this.audit = parts.audit;
-    this.secretValues = parts.secretValues;
+    this.secrets = parts.secrets;
     this.configStore = parts.configStore;
     this.oauthLogins = new McpOAuthLogins({
       mcp: parts.mcp,

@@ -14,7 +14,8 @@ import type { InvalidMessage } from "../transport/envelope.js";
 import type { NewlineMessageReader } from "../transport/lineReader.js";
 import type { NewlineMessageWriter } from "../transport/lineWriter.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
-import { redactSecrets } from "./secretRedaction.js";
+import { LogRedactor } from "./logRedactor.js";
+import { knownSecrets, type KnownSecrets } from "./secretRedaction.js";
 import type { SessionAudit, SessionLog } from "./sessionAudit.js";
 
 /** A server notification built once, as the JSON-RPC message it is, and fanned out to every subscribed connection. */
@@ -45,11 +46,13 @@ export interface ConnectionHost {
   readonly serverRequests: ServerRequestBroker<ClientConnection>;
   /** Where every message goes when the audit log is on. */
   readonly audit?: SessionAudit;
-  /** Values to mask wherever messages are logged. */
-  readonly secretValues?: readonly string[];
+  /** The secret values to mask wherever messages are logged, as they stand now. */
+  readonly secrets?: () => KnownSecrets;
 }
 
 let nextConnectionNumber = 0;
+// A host that names no secrets still gets credential-shaped text masked.
+const NO_SECRETS = knownSecrets([]);
 
 /**
  * One client: a vscode-jsonrpc connection over our newline reader/writer, plus the state the
@@ -60,6 +63,9 @@ export class ClientConnection {
   /** Distinguishes connections in the log. */
   readonly number = nextConnectionNumber++;
   private readonly auditLog: SessionLog | undefined;
+  /** Settles once the audit log's last lines are written (after the output closed). */
+  private auditClosed: Promise<void> | undefined;
+  private readonly logRedactor: LogRedactor;
   private session: ClientSession | undefined;
   private readonly rpc: MessageConnection;
   private readonly logger: Logger;
@@ -79,6 +85,7 @@ export class ClientConnection {
   ) {
     this.logger = host.logger.child({ connection: this.number });
     this.auditLog = host.audit?.open(this.number);
+    this.logRedactor = new LogRedactor(host.secrets ?? (() => NO_SECRETS));
     reader.setInterceptor((message) => this.intercept(message));
     reader.onInvalidMessage((invalid) => this.reject(invalid));
     reader.onIgnoredMessage((reason) => this.logger.warn(`ignored input: ${reason}`));
@@ -176,11 +183,14 @@ export class ClientConnection {
 
   /** Flushes what was written and closes the output. */
   async close(): Promise<void> {
-    if (this.outputClosed) return;
-    await this.writer.flush();
-    this.rpc.dispose();
-    this.writer.end();
-    this.handleOutputClosed();
+    if (!this.outputClosed) {
+      await this.writer.flush();
+      this.rpc.dispose();
+      this.writer.end();
+      this.handleOutputClosed();
+    }
+    // The process exits once connections are closed: the audit log's writes must be done by then.
+    await this.auditClosed;
   }
 
   /**
@@ -245,10 +255,14 @@ export class ClientConnection {
 
   /** Logs traffic: method and id at `debug`, whole messages (possibly megabytes) only at `trace`. */
   private trace(direction: "recv" | "send", message: Message): void {
-    this.auditLog?.record(direction === "recv" ? "in" : "out", message);
-    if (this.logger.isLevelEnabled("trace")) {
-      this.logger.trace({ message: redactSecrets(message, this.host.secretValues) }, direction);
-    } else if (this.logger.isLevelEnabled("debug")) {
+    const traced = this.logger.isLevelEnabled("trace");
+    if (this.auditLog || traced) {
+      // Redacted once for both logs, in message order: a stream's chunks are redacted in sequence.
+      const safe = this.logRedactor.redact(message);
+      this.auditLog?.record(direction === "recv" ? "in" : "out", safe);
+      if (traced) this.logger.trace({ message: safe }, direction);
+    }
+    if (!traced && this.logger.isLevelEnabled("debug")) {
       const { id, method } = message as { id?: unknown; method?: unknown };
       const error = (message as { error?: { code: number } }).error;
       this.logger.debug({ id, method, errorCode: error?.code }, direction);
@@ -269,7 +283,7 @@ export class ClientConnection {
     this.host.serverRequests.dropOwner(this, "connection closed");
     for (const resolve of this.idleWaiters.splice(0)) resolve();
     for (const listener of this.outputClosedListeners.splice(0)) listener();
-    this.auditLog?.close();
+    this.auditClosed = this.auditLog?.close();
   }
 
   private rpcLogger() {

@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import path from "node:path";
+import { finished } from "node:stream/promises";
 import type { Clock } from "../runtime/clock.js";
-import { redactSecrets } from "./secretRedaction.js";
 
 /** What `GET /sessions` tells about one connection's log. */
 export interface SessionSummary {
@@ -14,14 +14,16 @@ export interface SessionSummary {
 
 /** One connection's audit log. */
 export interface SessionLog {
+  /** Appends a message, already redacted (the connection's LogRedactor). */
   record(direction: "in" | "out", message: unknown): void;
-  close(): void;
+  /** Ends the log; resolves once every line is written (or writing failed). */
+  close(): Promise<void>;
 }
 
 /**
  * The session audit log of `--session-log DIR`: every message of every connection, both
- * directions, appended as JSONL (`{ts, dir, connection, msg}`), one file per connection, with
- * secrets redacted.
+ * directions, appended as JSONL (`{ts, dir, connection, msg}`), one file per connection. The
+ * connection redacts secrets before a message gets here.
  */
 export class SessionAudit {
   private readonly sessions = new Map<string, { summary: SessionSummary; stream: WriteStream }>();
@@ -29,7 +31,6 @@ export class SessionAudit {
   constructor(
     private readonly dir: string,
     private readonly clock: Clock,
-    private readonly secretValues: readonly string[],
   ) {
     mkdirSync(dir, { recursive: true });
   }
@@ -47,9 +48,12 @@ export class SessionAudit {
       record: (direction, message) => {
         const ts = new Date(this.clock.nowMs()).toISOString();
         entry.summary = { ...entry.summary, lastActivityAt: ts, messageCount: entry.summary.messageCount + 1 };
-        stream.write(JSON.stringify({ ts, dir: direction, connection: id, msg: redactSecrets(message, this.secretValues) }) + "\n");
+        stream.write(JSON.stringify({ ts, dir: direction, connection: id, msg: message }) + "\n");
       },
-      close: () => stream.end(),
+      close: () => {
+        stream.end();
+        return finished(stream).catch(() => undefined);
+      },
     };
   }
 

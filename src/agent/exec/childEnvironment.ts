@@ -2,8 +2,9 @@ import type { Config } from "../../config/schema.js";
 
 type Policy = NonNullable<Config["shell_environment_policy"]>;
 
-// Codex's `shell_environment_policy` defaults: variables that look like secrets are dropped.
-const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*"];
+// Codex's `shell_environment_policy` defaults drop `*KEY*`, `*SECRET*` and `*TOKEN*`; passwords,
+// credentials and personal access tokens (`GH_PAT`) are secrets as much. `*KEY*` covers `*PRIVATE_KEY*`.
+const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PAT"];
 const CORE = new Set(["HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "TERM"]);
 
 function matcher(patterns: readonly string[]): (name: string) => boolean {
@@ -13,10 +14,13 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
   return (name) => regexes.some((regex) => regex.test(name));
 }
 
+/** Whether a variable's name marks it a secret: the default excludes (`*KEY*`, `*PASSWORD*`, `*_PAT`, …), case-insensitive. */
+export const isSecretEnvName = matcher(DEFAULT_EXCLUDES);
+
 /**
  * The environment a command gets, as Codex's `shell_environment_policy`: start from all, core or
- * no variables (`inherit`), drop secrets (`*KEY*`, `*SECRET*`, `*TOKEN*`) unless
- * `ignore_default_excludes`, drop `exclude` patterns, keep only `include_only` patterns, add `set`.
+ * no variables (`inherit`), drop secrets ({@link isSecretEnvName}) unless `ignore_default_excludes`,
+ * drop `exclude` patterns, keep only `include_only` patterns, add `set`.
  */
 export function childEnvironment(policy: Policy | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
   const inherit = policy?.inherit ?? "all";
