@@ -39,8 +39,8 @@ export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: nu
     const subdirectories: string[] = [];
     try {
       for await (const entry of await opendir(`/proc/self/fd/${dir.fd}`)) {
-        // A directory's entries come in batches with no I/O between them: without pausing, a big
-        // directory would hold the event loop until all its entries are matched.
+        // Entries are read ahead in batches and matched with no I/O between them; pausing by time
+        // keeps each stretch short whatever the batch size and however long the paths.
         await slice.pause();
         if (++seen > MAX_ENTRIES_PER_ROOT || signal.aborted) break;
         const isDirectory = entry.isDirectory();
