@@ -54,6 +54,14 @@ export function invalidParams(method: string, error: z.ZodError): RpcError {
   });
 }
 
+/** -32602 for a field the schema accepts but the server refuses (a limit), worded and shaped as {@link invalidParams}. */
+export function invalidParam(method: string, field: string, problem: string, data?: Record<string, unknown>): RpcError {
+  return rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: params.${field}: ${problem}`, {
+    issues: [{ path: [field], message: problem, code: "custom" }],
+    ...data,
+  });
+}
+
 /** -32001, Codex's retryable answer when the request queue is full. */
 export function serverOverloaded(): RpcError {
   return rpcError(ErrorCode.ServerOverloaded, "Server overloaded; retry later.");

@@ -1,4 +1,5 @@
 import { opendir, type FileHandle } from "node:fs/promises";
+import { TimeSlice } from "../runtime/timeSlice.js";
 import { openChildDirectory } from "./fdWalk.js";
 import { fuzzyMatch, type FuzzyQuery } from "./fuzzyMatch.js";
 
@@ -17,15 +18,19 @@ const SKIPPED_DIRECTORIES = new Set([".git", "node_modules"]);
 /** Entries looked at per root before the walk stops, so a huge tree cannot make a search unbounded. */
 export const MAX_ENTRIES_PER_ROOT = 200_000;
 
+/** Milliseconds a search may match paths before it lets other requests run. */
+export const SEARCH_SLICE_MS = 10;
+
 /**
  * Walks the open directory `root` and returns its `limit` best matches for `query`, best first,
  * then by path. Each directory is opened relative to its parent without following symlinks, so
  * the walk stays inside `root` (even if a directory is swapped for a symlink meanwhile) and
- * cannot loop; symlinks are matched but never entered. Stops early, with what it has, once
- * `signal` is aborted.
+ * cannot loop; symlinks are matched but never entered. Matching shares the event loop in slices
+ * of {@link SEARCH_SLICE_MS}, and stops early, with what it has, once `signal` is aborted.
  */
 export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
   const matches: FileSearchMatch[] = [];
+  const slice = new TimeSlice(SEARCH_SLICE_MS);
   let seen = 0;
   const exhausted = () => seen > MAX_ENTRIES_PER_ROOT || signal.aborted;
   // Depth first, one directory at a time: open fds stay as few as the tree is deep, and a
@@ -34,6 +39,9 @@ export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: nu
     const subdirectories: string[] = [];
     try {
       for await (const entry of await opendir(`/proc/self/fd/${dir.fd}`)) {
+        // Entries are read ahead in batches and matched with no I/O between them; pausing by time
+        // keeps each stretch short whatever the batch size and however long the paths.
+        await slice.pause();
         if (++seen > MAX_ENTRIES_PER_ROOT || signal.aborted) break;
         const isDirectory = entry.isDirectory();
         if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;

@@ -1,27 +1,34 @@
-/** How well a query matched a candidate: higher is better; `indices` are matched code-point positions, ascending. */
-export interface FuzzyMatch {
-  readonly score: number;
-  readonly indices: number[];
-}
+import { backwardAlignment, forwardAlignment, indexOccurrences, type Occurrences } from "./fuzzyGreedy.js";
+import { optimalAlignment } from "./fuzzyOptimal.js";
+import { alignmentScore, Bonuses, type FuzzyMatch } from "./fuzzyScore.js";
 
-// Scores in the style of fzf: every matched character earns points, more at the start of a path
-// segment or word (and a run of consecutive matches keeps the bonus of where it started), and gaps
-// cost. So `main` ranks `src/main.ts` above `make/a/in.txt` above `src/domain.ts`.
-const SCORE_MATCH = 16;
-const GAP_START = 3;
-const GAP_EXTENSION = 1;
-const BONUS_CONSECUTIVE = 4;
-const BONUS_START = 10;
-const BONUS_SEGMENT = 9;
-const BONUS_WORD = 8;
-const BONUS_CAMEL = 7;
-/** The first query character's bonus counts this many times: where a match starts matters most. */
-const FIRST_CHAR_MULTIPLIER = 2;
+/**
+ * Longest query accepted, in characters (code points). A query longer than any sensible file name
+ * is a mistake or an attack; refusing it keeps every search's work small.
+ */
+export const MAX_QUERY_CHARS = 256;
+
+/**
+ * Dynamic-programming cells (atom length × span of the path the atom can match in) one candidate
+ * may use for optimal alignments; past it an atom gets the better of two greedy alignments. The
+ * budget covers everyday queries on everyday paths, and caps the work on the rest, as fzf falls
+ * back to its greedy algorithm when its scoring matrix would be too large.
+ */
+export const MAX_ALIGNMENT_CELLS = 4096;
 
 /** A parsed query: whitespace-separated atoms that must all match; smart case, as fuzzy finders do. */
 export interface FuzzyQuery {
   readonly atoms: readonly string[][];
   readonly caseSensitive: boolean;
+  /** Every character of the atoms: what a candidate is indexed by. */
+  readonly alphabet: ReadonlySet<string>;
+}
+
+/** True when `query` has more than {@link MAX_QUERY_CHARS} characters; reads no further than that. */
+export function queryTooLong(query: string): boolean {
+  let count = 0;
+  for (const _char of query) if (++count > MAX_QUERY_CHARS) return true;
+  return false;
 }
 
 /** Splits `query` into atoms; case matters only when the query has an upper-case letter. */
@@ -31,84 +38,67 @@ export function parseQuery(query: string): FuzzyQuery {
     .split(/\s+/)
     .filter((atom) => atom !== "")
     .map((atom) => Array.from(caseSensitive ? atom : atom.toLowerCase()));
-  return { atoms, caseSensitive };
+  return { atoms, caseSensitive, alphabet: new Set(atoms.flat()) };
 }
 
 /**
- * Matches every atom of `query` as a subsequence of `candidate` (a relative path) and scores the
- * best alignment; null when some atom does not match.
+ * Matches every atom of `query` as a subsequence of `candidate` (a relative path) and scores it;
+ * null when some atom does not match. Costs O(path + query × log path), plus at most
+ * {@link MAX_ALIGNMENT_CELLS} cells of optimal alignment.
  */
 export function fuzzyMatch(query: FuzzyQuery, candidate: string): FuzzyMatch | null {
   if (query.atoms.length === 0) return null;
   const original = Array.from(candidate);
   const chars = query.caseSensitive ? original : original.map((char) => char.toLowerCase());
+  const occurrences = indexOccurrences(chars, query.alphabet);
+  // Every atom must match before any is scored: most candidates fail here, cheaply.
+  const placements: Placement[] = [];
+  for (const atom of query.atoms) {
+    const placement = placeAtom(atom, occurrences, chars.length);
+    if (!placement) return null;
+    placements.push(placement);
+  }
+  const bonuses = new Bonuses(original);
+  let cellsLeft = MAX_ALIGNMENT_CELLS;
   let score = 0;
   const indices = new Set<number>();
-  for (const atom of query.atoms) {
-    const match = matchAtom(atom, chars, original);
-    if (!match) return null;
+  for (const { atom, lo, hi, earliest, latest } of placements) {
+    const cells = atom.length * (hi - lo + 1);
+    let match: FuzzyMatch;
+    if (cells <= cellsLeft) {
+      cellsLeft -= cells;
+      // Not null: the atom has alignments, all of them inside lo..hi.
+      match = optimalAlignment(atom, chars, bonuses, lo, hi)!;
+    } else {
+      match = bestOf(bonuses, earliest, latest);
+    }
     score += match.score;
     for (const index of match.indices) indices.add(index);
   }
   return { score: Math.max(0, score), indices: [...indices].sort((a, b) => a - b) };
 }
 
-/** Best alignment of one atom by dynamic programming over (atom character, candidate position). */
-function matchAtom(atom: readonly string[], chars: readonly string[], original: readonly string[]): FuzzyMatch | null {
-  if (!isSubsequence(atom, chars)) return null;
-  const width = chars.length;
-  const NONE = Number.NEGATIVE_INFINITY;
-  // For atom[i] matched at position j: the best score of atom[0..i], where atom[i-1] went, and the
-  // bonus the run of consecutive matches ending at j started with.
-  const best = atom.map(() => new Float64Array(width).fill(NONE));
-  const from = atom.map(() => new Int32Array(width).fill(-1));
-  const runBonus = atom.map(() => new Float64Array(width));
-  for (let i = 0; i < atom.length; i++) {
-    // The best cell of the previous row that a gap leads from, already charged for that gap.
-    let gapScore = NONE;
-    let gapFrom = -1;
-    for (let j = 0; j < width; j++) {
-      if (i > 0 && j >= 2) {
-        const opened = best[i - 1]![j - 2]! - GAP_START;
-        if (gapScore - GAP_EXTENSION >= opened) gapScore -= GAP_EXTENSION;
-        else [gapScore, gapFrom] = [opened, j - 2];
-      }
-      if (chars[j] !== atom[i]) continue;
-      const bonus = boundaryBonus(original, j);
-      if (i === 0) {
-        [best[i]![j], runBonus[i]![j]] = [SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, bonus];
-        continue;
-      }
-      const run = j > 0 ? Math.max(runBonus[i - 1]![j - 1]!, bonus) : 0;
-      const adjacent = j > 0 ? best[i - 1]![j - 1]! + SCORE_MATCH + Math.max(run, BONUS_CONSECUTIVE) : NONE;
-      const gapped = gapScore + SCORE_MATCH + bonus;
-      if (adjacent === NONE && gapped === NONE) continue;
-      if (adjacent >= gapped) [best[i]![j], from[i]![j], runBonus[i]![j]] = [adjacent, j - 1, run];
-      else [best[i]![j], from[i]![j], runBonus[i]![j]] = [gapped, gapFrom, bonus];
-    }
-  }
-  const last = best[atom.length - 1]!;
-  let end = -1;
-  for (let j = 0; j < width; j++) if (last[j]! > NONE && (end === -1 || last[j]! > last[end]!)) end = j;
-  if (end === -1) return null;
-  const indices: number[] = [];
-  for (let i = atom.length - 1, j = end; i >= 0; j = from[i]![j]!, i--) indices.unshift(j);
-  return { score: last[end]!, indices };
+/** Where an atom can match: every alignment lies within `lo..hi`; `earliest` and `latest` are the tightest at either end. */
+interface Placement {
+  readonly atom: readonly string[];
+  readonly lo: number;
+  readonly hi: number;
+  readonly earliest: number[];
+  readonly latest: number[];
 }
 
-function isSubsequence(atom: readonly string[], chars: readonly string[]): boolean {
-  let next = 0;
-  for (const char of chars) if (char === atom[next] && ++next === atom.length) return true;
-  return atom.length === 0;
+/** Where `atom` can match in a candidate of `length` characters; null when it does not match. */
+function placeAtom(atom: readonly string[], occurrences: Occurrences, length: number): Placement | null {
+  const first = forwardAlignment(atom, occurrences, 0);
+  if (!first) return null;
+  // Both exist: `first` is an alignment ending by its own end, and by the candidate's.
+  const earliest = backwardAlignment(atom, occurrences, first[first.length - 1]!)!;
+  const latest = backwardAlignment(atom, occurrences, length - 1)!;
+  return { atom, lo: first[0]!, hi: latest[latest.length - 1]!, earliest, latest };
 }
 
-/** Extra points for matching at position `j`: the start of a path segment, of a word, or a camelCase hump. */
-function boundaryBonus(chars: readonly string[], j: number): number {
-  if (j === 0) return BONUS_START;
-  const previous = chars[j - 1]!;
-  if (previous === "/") return BONUS_SEGMENT;
-  if ("_-. ".includes(previous)) return BONUS_WORD;
-  const current = chars[j]!;
-  if (/\p{Ll}|\d/u.test(previous) && /\p{Lu}/u.test(current)) return BONUS_CAMEL;
-  return 0;
+/** The better scoring of two alignments of one atom (the earlier on a tie). */
+function bestOf(bonuses: Bonuses, earliest: number[], latest: number[]): FuzzyMatch {
+  const [early, late] = [alignmentScore(bonuses, earliest), alignmentScore(bonuses, latest)];
+  return late > early ? { score: late, indices: latest } : { score: early, indices: earliest };
 }

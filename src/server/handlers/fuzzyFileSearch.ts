@@ -1,12 +1,12 @@
 import type { FileHandle } from "node:fs/promises";
-import { invalidRequest } from "../../protocol/errors.js";
+import { invalidParam, invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestResult } from "../../protocol/methods.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError } from "../../workspace/confinedFs.js";
 import { compareMatches, searchFiles } from "../../workspace/fileSearch.js";
-import { parseQuery } from "../../workspace/fuzzyMatch.js";
-import type { ClientConnection } from "../connection.js";
+import { MAX_QUERY_CHARS, parseQuery, queryTooLong } from "../../workspace/fuzzyMatch.js";
 import type { HandlerTable } from "../dispatcher.js";
+import { FileSearches } from "../fileSearches.js";
 import { reportingFsErrors } from "./fsFailure.js";
 
 /** Matches returned per root, as Codex. */
@@ -16,23 +16,20 @@ type SearchResult = ClientRequestResult<"fuzzyFileSearch">;
 
 /**
  * `fuzzyFileSearch`: files and directories under the given roots (each inside the allowed roots)
- * whose relative path contains the query as a subsequence, best first. A search that a newer one
- * with the same `cancellationToken` (from the same connection) replaces answers `{files: []}`.
+ * whose relative path contains the query as a subsequence, best first. A query longer than
+ * {@link MAX_QUERY_CHARS} characters is refused with -32602. A search that a newer one with the
+ * same `cancellationToken` (from the same connection) replaces, or whose connection closes,
+ * answers `{files: []}`.
  */
 export function fileSearchHandlers(roots: () => AllowedRoots): Pick<HandlerTable, "fuzzyFileSearch"> {
-  const running = new WeakMap<ClientConnection, Map<string, AbortController>>();
+  const searches = new FileSearches();
   return {
     fuzzyFileSearch: async (params, { connection }) => {
-      const controller = new AbortController();
-      const token = params.cancellationToken ?? undefined;
-      let byToken: Map<string, AbortController> | undefined;
-      if (token !== undefined) {
-        // Before any await, so a newer search arriving right after cancels this one.
-        byToken = running.get(connection) ?? new Map();
-        running.set(connection, byToken);
-        byToken.get(token)?.abort();
-        byToken.set(token, controller);
+      if (queryTooLong(params.query)) {
+        throw invalidParam("fuzzyFileSearch", "query", `longer than the limit of ${MAX_QUERY_CHARS} characters`, { maxQueryChars: MAX_QUERY_CHARS });
       }
+      // Before any await, so a newer search arriving right after cancels this one.
+      const search = searches.begin(connection, params.cancellationToken ?? undefined);
       try {
         const query = parseQuery(params.query);
         const searchRoots = await Promise.allSettled(params.roots.map(async (root) => ({ root, handle: await searchRoot(roots(), root) })));
@@ -44,17 +41,17 @@ export function fileSearchHandlers(roots: () => AllowedRoots): Pick<HandlerTable
           for (const opened of searchRoots) {
             if (opened.status === "rejected") continue;
             const { root, handle } = opened.value;
-            for (const match of await searchFiles(handle, query, MATCHES_PER_ROOT, controller.signal)) {
+            for (const match of await searchFiles(handle, query, MATCHES_PER_ROOT, search.signal)) {
               const { path, fileName, matchType, score, indices } = match;
               files.push({ root, path, file_name: fileName, match_type: matchType, score, indices });
             }
           }
-          return { files: controller.signal.aborted ? [] : files.sort(compareMatches) };
+          return { files: search.signal.aborted ? [] : files.sort(compareMatches) };
         } finally {
           for (const opened of searchRoots) if (opened.status === "fulfilled") await opened.value.handle.close();
         }
       } finally {
-        if (token !== undefined && byToken?.get(token) === controller) byToken.delete(token);
+        search.end();
       }
     },
   };

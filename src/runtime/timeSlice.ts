@@ -1,0 +1,19 @@
+import { setImmediate } from "node:timers/promises";
+
+/**
+ * Cooperative sharing of the event loop for long CPU-bound loops: call {@link pause} after each
+ * unit of work. It returns at once until the slice has run `sliceMs`, then waits one turn of the
+ * event loop (after pending I/O), so requests that arrived meanwhile are read and served.
+ */
+export class TimeSlice {
+  private startedAt = performance.now();
+
+  constructor(private readonly sliceMs: number) {}
+
+  /** Lets the event loop run if this slice is used up, then starts the next slice. */
+  async pause(): Promise<void> {
+    if (performance.now() - this.startedAt < this.sliceMs) return;
+    await setImmediate();
+    this.startedAt = performance.now();
+  }
+}

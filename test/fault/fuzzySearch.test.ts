@@ -1,0 +1,105 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_QUERY_CHARS } from "../../src/workspace/fuzzyMatch.js";
+import { ServerProcess } from "../support/serverProcess.js";
+
+/**
+ * `fuzzyFileSearch` under pathological queries: the longest allowed, made of characters every path
+ * is full of, over a few thousand paths longer than the query. Matching used to be quadratic per
+ * path (query × path dynamic programming) and held the event loop; now it is bounded per path,
+ * shares the event loop, and stops when its connection closes.
+ */
+
+/** A run of `a`s: every character matches every character of the queries below. */
+const A_RUN = "a".repeat(40);
+/** Levels of single directories every path goes through: ~250 characters before the branching. */
+const TRUNK_LEVELS = 6;
+const BRANCHES = 10;
+const FILES_PER_LEAF = 30;
+
+/** Maximum-length queries that match every file: one atom, 128 one-letter atoms, 32 short atoms, an atom ending in the extension. */
+const QUERIES = ["a".repeat(MAX_QUERY_CHARS), "a ".repeat(MAX_QUERY_CHARS / 2), "aaaaaaa ".repeat(MAX_QUERY_CHARS / 8), `${"a".repeat(MAX_QUERY_CHARS - 4)}.txt`];
+
+let workspace: string;
+let home: string;
+
+beforeAll(() => {
+  workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), "aas-fuzzy-ws-")));
+  home = mkdtempSync(path.join(os.tmpdir(), "aas-fuzzy-home-"));
+  // BRANCHES × BRANCHES leaves of FILES_PER_LEAF files (3,000), each path ~420 characters.
+  const trunk = path.join(workspace, ...Array.from({ length: TRUNK_LEVELS }, (_, level) => `${A_RUN}${level}`));
+  for (let outer = 0; outer < BRANCHES; outer++) {
+    for (let inner = 0; inner < BRANCHES; inner++) {
+      const leaf = path.join(trunk, `${A_RUN}${outer}`, `${A_RUN}${inner}`);
+      mkdirSync(leaf, { recursive: true });
+      for (let file = 0; file < FILES_PER_LEAF; file++) writeFileSync(path.join(leaf, `${A_RUN}${file}.txt`), "");
+    }
+  }
+});
+
+afterAll(() => {
+  for (const dir of [workspace, home]) rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(): Promise<ServerProcess> {
+  const server = ServerProcess.start({ home, cwd: workspace });
+  await server.initialize();
+  return server;
+}
+
+function search(id: string, query: string): object {
+  return { id, method: "fuzzyFileSearch", params: { query, roots: [workspace] } };
+}
+
+/** Position of the response to `id` among the messages received. */
+function responseIndex(server: ServerProcess, id: string): number {
+  return server.messages.findIndex((message) => message.id === id && !("method" in message));
+}
+
+describe("fuzzyFileSearch under pathological queries", () => {
+  it("answers a cheap request sent after a max-length search before the search", async () => {
+    const server = await serve();
+    // One write, so both requests arrive together and the search is dispatched first.
+    server.sendRaw(`${JSON.stringify(search("search", QUERIES[0]!))}\n${JSON.stringify({ id: "list", method: "thread/list", params: {} })}\n`);
+    const [found, listed] = await Promise.all([
+      server.waitFor((m) => m.id === "search", "the search"),
+      server.waitFor((m) => m.id === "list", "thread/list"),
+    ]);
+    expect(listed.result.data).toEqual([]);
+    expect(found.result.files).toHaveLength(50);
+    expect(found.result.files[0].indices).toHaveLength(MAX_QUERY_CHARS);
+    expect(responseIndex(server, "list")).toBeLessThan(responseIndex(server, "search"));
+  });
+
+  it("refuses a query over the limit with -32602 naming the limit", async () => {
+    const server = await serve();
+    const refused = await server.request("fuzzyFileSearch", { query: "a".repeat(MAX_QUERY_CHARS + 1), roots: [workspace] });
+    const problem = `longer than the limit of ${MAX_QUERY_CHARS} characters`;
+    expect(refused.error).toEqual({
+      code: -32602,
+      message: `Invalid params for fuzzyFileSearch: params.query: ${problem}`,
+      data: { issues: [{ path: ["query"], message: problem, code: "custom" }], maxQueryChars: MAX_QUERY_CHARS },
+    });
+    // The limit counts characters, not UTF-16 units: MAX_QUERY_CHARS emoji are allowed.
+    const emoji = await server.request("fuzzyFileSearch", { query: "😀".repeat(MAX_QUERY_CHARS), roots: [workspace] });
+    expect(emoji.result).toEqual({ files: [] });
+  });
+
+  it("finishes four max-length searches running at once", async () => {
+    const server = await serve();
+    server.sendRaw(QUERIES.map((query, i) => `${JSON.stringify(search(`search-${i}`, query))}\n`).join(""));
+    const answers = await Promise.all(QUERIES.map((_, i) => server.waitFor((m) => m.id === `search-${i}`, `search ${i}`)));
+    for (const answer of answers) expect(answer.result.files).toHaveLength(50);
+  });
+
+  it("stops a search when its connection closes", async () => {
+    const server = await serve();
+    server.send(search("search", QUERIES[2]!));
+    const exited = server.closeStdin();
+    // Cancelled long before it could walk the tree: the answer, written before the exit, has no files.
+    expect((await server.waitFor((m) => m.id === "search", "the cancelled search")).result).toEqual({ files: [] });
+    expect((await exited).code).toBe(0);
+  });
+});

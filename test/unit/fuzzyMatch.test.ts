@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { fuzzyMatch, MAX_ALIGNMENT_CELLS, MAX_QUERY_CHARS, parseQuery, queryTooLong } from "../../src/workspace/fuzzyMatch.js";
+import { alignmentScore, Bonuses } from "../../src/workspace/fuzzyScore.js";
+
+/** A seeded pseudo-random source, so a failing case can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function match(query: string, candidate: string) {
+  return fuzzyMatch(parseQuery(query), candidate);
+}
+
+describe("fuzzyMatch", () => {
+  it("ranks segment starts and consecutive runs above scattered matches", () => {
+    const [main, scattered, inWord] = [match("main", "src/main.ts")!, match("main", "make/a/in.txt")!, match("main", "src/domain.ts")!];
+    expect(main.indices).toEqual([4, 5, 6, 7]);
+    expect(main.score).toBeGreaterThan(scattered.score);
+    expect(scattered.score).toBeGreaterThan(inWord.score);
+    expect(match("main", "src/mian.ts")).toBeNull();
+  });
+
+  it("scores every match by the model of alignmentScore", () => {
+    const next = random(7);
+    const alphabet = "abAB/._- m";
+    let checked = 0;
+    for (let run = 0; run < 2000; run++) {
+      const text = (length: number) => Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+      const [query, candidate] = [text(1 + Math.floor(next() * 5)).trim() || "a", text(1 + Math.floor(next() * 40))];
+      const found = match(query, candidate);
+      if (!found || query.includes(" ")) continue;
+      expect(found.score, `${query} in ${candidate}`).toBe(Math.max(0, alignmentScore(new Bonuses(Array.from(candidate)), found.indices)));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it("past the alignment budget, still prefers the later alignment at a segment start", () => {
+    const candidate = `xmxaxixn${"/y".repeat(MAX_ALIGNMENT_CELLS)}/src/main.ts`;
+    const found = match("main", candidate)!;
+    const start = candidate.length - "main.ts".length;
+    expect(found.indices).toEqual([start, start + 1, start + 2, start + 3]);
+  });
+
+  it("matches a max-length query against many long paths with work linear in each path", () => {
+    // Quadratic matching (query × path cells for every path) takes minutes here; bounded, a moment.
+    const query = parseQuery("a".repeat(MAX_QUERY_CHARS));
+    const paths = Array.from({ length: 1000 }, (_, i) => `${"a/".repeat(2000)}${i}`);
+    for (const path of paths) expect(fuzzyMatch(query, path)?.indices).toHaveLength(MAX_QUERY_CHARS);
+  });
+});
+
+describe("queryTooLong", () => {
+  it("counts characters, not UTF-16 units", () => {
+    expect(queryTooLong("a".repeat(MAX_QUERY_CHARS))).toBe(false);
+    expect(queryTooLong("a".repeat(MAX_QUERY_CHARS + 1))).toBe(true);
+    expect(queryTooLong("😀".repeat(MAX_QUERY_CHARS))).toBe(false);
+  });
+});
