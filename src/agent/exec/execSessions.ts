@@ -35,6 +35,8 @@ export interface BackgroundTerminal {
 export class ExecSessions {
   private nextId = 1;
   private readonly sessions = new Map<number, { readonly session: ProcessSession; readonly owner: SessionOwner }>();
+  /** Sessions whose exit the model saw, kept so that what they left running dies with their turn. */
+  private readonly finished: Array<{ readonly session: ProcessSession; readonly owner: SessionOwner }> = [];
   private closed = false;
 
   /** Starts a command as a new session; one started after its turn's interrupt, or after {@link killAll}, is killed at once. */
@@ -51,20 +53,40 @@ export class ExecSessions {
     return this.sessions.get(id)?.session;
   }
 
-  /** Forgets a session whose exit the model has seen. */
+  /** Forgets a session whose exit the model has seen (what it left running still dies with its turn). */
   remove(id: number): void {
+    const entry = this.sessions.get(id);
+    if (!entry) return;
     this.sessions.delete(id);
+    this.finished.push(entry);
   }
 
-  /** Kills the sessions a turn started (the turn was interrupted). */
+  /** Kills the sessions a turn started, and what they left running (the turn was interrupted). */
   killTurn(turnId: string): void {
     for (const { session, owner } of this.sessions.values()) if (owner.turnId === turnId) session.kill();
+    this.killFinished(turnId);
   }
 
-  /** The turn ended normally: its commands still running become background terminals, their items completed. */
+  /**
+   * The turn ended normally: its commands still running become background terminals, their items
+   * completed; what its exited commands left running (`cmd &`, `setsid cmd`) is killed.
+   */
   async detachTurn(turnId: string): Promise<void> {
     for (const { session, owner } of this.sessions.values()) {
-      if (owner.turnId === turnId && session.exitStatus === null) await owner.detach();
+      if (owner.turnId !== turnId) continue;
+      if (session.exitStatus === null) await owner.detach();
+      else session.kill();
+    }
+    this.killFinished(turnId);
+  }
+
+  /** Kills what the turn's finished sessions (all, for null) left running, and forgets them. */
+  private killFinished(turnId: string | null): void {
+    for (let index = this.finished.length - 1; index >= 0; index--) {
+      const { session, owner } = this.finished[index]!;
+      if (turnId !== null && owner.turnId !== turnId) continue;
+      session.kill();
+      this.finished.splice(index, 1);
     }
   }
 
@@ -83,9 +105,10 @@ export class ExecSessions {
     return true;
   }
 
-  /** Kills every running command; the thread goes on. */
+  /** Kills every running command, and what finished ones left running; the thread goes on. */
   clean(): void {
     for (const { session } of this.sessions.values()) session.kill();
+    this.killFinished(null);
   }
 
   /** Kills every session still running, and any started from now on (the thread unloads). */

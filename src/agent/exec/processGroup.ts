@@ -1,4 +1,8 @@
 import { execa, type ResultPromise } from "execa";
+import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
+
+/** The id each spawned command carries in its environment (see commandMarker.ts). */
+const markers = new WeakMap<ResultPromise, string>();
 
 /** How a command ended. */
 export interface ProcessExit {
@@ -12,16 +16,17 @@ export interface ProcessExit {
 export type StdinMode = "pipe" | "ignore";
 
 /**
- * Starts `argv` as the leader of a new process group with exactly `env`, its output as raw byte
- * streams, so that {@link killProcessGroup} can end it and everything it started.
+ * Starts `argv` as the leader of a new process group with exactly `env` (plus its command id), its
+ * output as raw byte streams, so that {@link killProcessGroup} can end it and everything it started.
  */
 export function spawnProcessGroup(
   argv: readonly string[],
   options: { readonly cwd: string; readonly env: Record<string, string>; readonly stdin: StdinMode },
 ): ResultPromise {
+  const marker = newCommandMarker();
   const child = execa(argv[0]!, argv.slice(1), {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [COMMAND_MARKER]: marker },
     extendEnv: false,
     detached: true,
     stdin: options.stdin,
@@ -34,17 +39,25 @@ export function spawnProcessGroup(
   });
   // Writing to a command that has exited is not an error worth crashing over.
   child.stdin?.on("error", () => undefined);
+  markers.set(child, marker);
   return child;
 }
 
-/** SIGKILLs the process group `child` leads (or the child alone, when the group is gone). */
+/**
+ * SIGKILLs the process group `child` leads (while it runs: an exited leader's pid may be reused),
+ * then every process that carries its command id: what it left running, in its group or not.
+ */
 export function killProcessGroup(child: ResultPromise): void {
   if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    child.kill("SIGKILL");
+  if (child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      child.kill("SIGKILL");
+    }
   }
+  const marker = markers.get(child);
+  if (marker) killMarked(marker);
 }
 
 /** Resolves how `child` ended, once it exited and its output closed; never rejects. */

@@ -92,7 +92,8 @@ export class ProcessSession {
 
   /** Kills the process and everything it started (its process group). */
   kill(): void {
-    if (!this.exit) killProcessGroup(this.child);
+    // Even after it exited: what it left running (in the background, detached) goes too.
+    killProcessGroup(this.child);
   }
 
   private append(text: string): void {

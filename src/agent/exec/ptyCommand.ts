@@ -5,6 +5,7 @@
  * backpressure; stdin is the terminal's input; the window can be resized while it runs.
  */
 import { spawn, type IPty } from "@lydell/node-pty";
+import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 import { TIMEOUT_EXIT_CODE, type OneOffOptions, type OneOffResult } from "./oneOffCommand.js";
 
 /** The terminal's first size when the request gives none (a classic 80×24 window). */
@@ -23,6 +24,7 @@ export class PtyCommand {
   private exited = false;
   private inputClosed = false;
   private timedOut = false;
+  private readonly marker = newCommandMarker();
 
   constructor(
     argv: readonly string[],
@@ -30,7 +32,7 @@ export class PtyCommand {
     size: { readonly cols: number; readonly rows: number } | null,
   ) {
     const { cols, rows } = size && size.cols > 0 && size.rows > 0 ? size : DEFAULT_SIZE;
-    this.pty = spawn(argv[0]!, argv.slice(1), { name: "xterm-256color", cols, rows, cwd: options.cwd, env: options.env, encoding: null });
+    this.pty = spawn(argv[0]!, argv.slice(1), { name: "xterm-256color", cols, rows, cwd: options.cwd, env: { ...options.env, [COMMAND_MARKER]: this.marker }, encoding: null });
     this.capture();
     const timer = options.timeoutMs === null ? undefined : setTimeout(() => this.expire(), Math.min(options.timeoutMs, MAX_TIMER_MS));
     this.finished = new Promise<{ exitCode: number; signal?: number }>((resolve) => this.pty.onExit(resolve)).then(async (exit) => {
@@ -81,13 +83,16 @@ export class PtyCommand {
     this.killGroup();
   }
 
-  /** The command leads its own session on the terminal, so its process group is its pid. */
+  /** The command leads its own session on the terminal, so its process group is its pid; what left the group carries its id. */
   private killGroup(): void {
-    try {
-      process.kill(-this.pty.pid, "SIGKILL");
-    } catch {
-      // Already gone.
+    if (!this.exited) {
+      try {
+        process.kill(-this.pty.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
     }
+    killMarked(this.marker);
   }
 
   private capture(): void {

@@ -5,6 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import type { Logger } from "../../runtime/logger.js";
 import { SERVER_VERSION } from "../../runtime/version.js";
+import { COMMAND_MARKER, killMarked, newCommandMarker } from "../exec/commandMarker.js";
 import { storedOAuthProvider, type McpCredentialStore } from "./mcpCredentials.js";
 
 /** A tool as its server listed it. */
@@ -70,7 +71,7 @@ const STDERR_TAIL_LINES = 5;
 export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
   const [{ Client }, { ErrorCode }] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
   const stderrTail: string[] = [];
-  const { transport, pid } = await openTransport(name, config, options, stderrTail);
+  const { transport, pid, marker } = await openTransport(name, config, options, stderrTail);
   const client = new Client({ name: "agent-app-server", version: SERVER_VERSION });
   let established = false;
   const closed = new Promise<void>((resolve) => {
@@ -79,7 +80,8 @@ export async function connectMcpServer(name: string, config: McpServerConfig, op
       if (established) options.onClosed();
     };
   });
-  const close = () => closeClient(client, pid(), closed);
+  // A stdio server's own children carry its command id: they go with it, however they detached.
+  const close = () => closeClient(client, pid(), closed).then(() => void (marker && killMarked(marker)));
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const request = { signal: AbortSignal.any([options.signal, deadline]), timeout: options.timeoutMs };
   try {
@@ -145,7 +147,7 @@ async function openTransport(
   config: McpServerConfig,
   { env, logger, credentials }: ConnectOptions,
   stderrTail: string[],
-): Promise<{ transport: Transport; pid: () => number | null }> {
+): Promise<{ transport: Transport; pid: () => number | null; marker: string | null }> {
   if (config.command !== undefined && config.url !== undefined) {
     throw new McpStartupError(`[mcp_servers.${name}] sets both \`command\` and \`url\`; keep one`);
   }
@@ -154,10 +156,11 @@ async function openTransport(
     // As Codex: a few basics from our environment (not API keys), those `env_vars` names, plus what the config sets.
     const passed = [...DEFAULT_INHERITED_ENV_VARS, ...(config.env_vars ?? [])];
     const inherited = Object.fromEntries(passed.flatMap((key) => (env[key] === undefined ? [] : [[key, env[key]!]])));
+    const marker = newCommandMarker();
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
-      env: { ...inherited, ...config.env },
+      env: { ...inherited, ...config.env, [COMMAND_MARKER]: marker },
       cwd: config.cwd,
       stderr: "pipe",
     });
@@ -173,7 +176,7 @@ async function openTransport(
       await start();
       pid = transport.pid;
     };
-    return { transport, pid: () => pid };
+    return { transport, pid: () => pid, marker };
   }
   if (config.url !== undefined) {
     let url: URL;
@@ -187,7 +190,7 @@ async function openTransport(
     // A bearer token from the environment wins; else the tokens of an OAuth login, if there was one.
     const oauth = !token && credentials.tokens(name, config.url) ? storedOAuthProvider(credentials, name, config.url) : undefined;
     const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : oauth ? { authProvider: oauth } : {});
-    return { transport, pid: () => null };
+    return { transport, pid: () => null, marker: null };
   }
   throw new McpStartupError(`[mcp_servers.${name}] needs \`command\` (a stdio server) or \`url\` (a streamable HTTP server)`);
 }
