@@ -62,7 +62,9 @@ Options:
 
 Environment:
   AGENT_APP_SERVER_HOME        home directory (default ~/.agent-app-server); config in config.toml there
-  LOG_LEVEL                    pino level for the log on stderr (default info)
+  AGENT_APP_SERVER_LOG_LEVEL   log level on stderr: fatal, error, warn, info (default), debug, trace, silent
+  LOG_LEVEL                    the same, when AGENT_APP_SERVER_LOG_LEVEL is unset (warning, verbose, err accepted)
+  AGENT_APP_SERVER_LOG_FORMAT  pretty: one readable line per log entry instead of JSON
 `;
 
 /** What the command line asks for, and the flags it accepted without acting on them (one log line each). */
