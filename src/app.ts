@@ -74,7 +74,8 @@ export function buildAppServer(options: AppServerOptions): AppServer {
   const sections = new SectionStore(home, () => ids.uuid("item"));
   const attachments = new AttachmentStore(home, () => ids.uuid("item"));
   const activity = new Activity();
-  const loginShell = new LoginShell(path.join(home, "shell_snapshots"));
+  // A slow or failing profile: logged, and a configWarning to clients once.
+  const loginShell = new LoginShell(path.join(home, "shell_snapshots"), (summary, details) => hub.warnOnce(summary, details));
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
   const startup = configStore.current;
   const mcpCredentials = new McpCredentialStore(home);

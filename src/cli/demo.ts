@@ -90,7 +90,9 @@ export async function runDemo(live: boolean): Promise<number> {
             streaming = false;
             out("\n");
           } else if (item.type === "commandExecution") {
-            out(`  $ ${item.command}\n  ${(item.aggregatedOutput ?? "").trimEnd().split("\n").join("\n  ")}\n  (exit ${item.exitCode}, ${item.status})\n`);
+            // A command still running when the turn ended (a slow login profile, say) goes on in the background: not a failure.
+            const ending = item.status === "inProgress" ? "still running when the turn ended; it goes on as a background terminal" : `exit ${item.exitCode}, ${item.status}`;
+            out(`  $ ${item.command}\n  ${(item.aggregatedOutput ?? "").trimEnd().split("\n").join("\n  ")}\n  (${ending})\n`);
           } else if (item.type === "fileChange") {
             for (const change of item.changes) out(`  ✎ ${path.relative(workspace, change.path)} (${change.kind.type})\n${change.diff.trimEnd().replace(/^/gm, "    ")}\n`);
           }

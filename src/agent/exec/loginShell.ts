@@ -1,13 +1,19 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import type { ResultPromise } from "execa";
 import type { Config } from "../../config/schema.js";
 import { childEnvironment } from "./childEnvironment.js";
 
-/** How long the login profile may take to run once before commands fall back to running it themselves. */
-const CAPTURE_TIMEOUT_MS = 10_000;
+/** How long a command waits for the profile's first run before running `bash -lc` itself (the run goes on). */
+const CAPTURE_WAIT_MS = 10_000;
+/** A profile slower than this is worth a warning: every thread's first command waits for it. */
+const SLOW_PROFILE_MS = 2_000;
+/**
+ * The bound on a profile's run, enforced by coreutils `timeout` so that it holds after the server
+ * has gone: SIGTERM first (the profile's traps run, its lock files go), SIGKILL 10 s later.
+ */
+const CAPTURE_BOUND_SECONDS = 120;
 /** Variables a shell sets for itself; restoring the capture's values would be wrong in another shell. */
 const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
 /** Printed before the environment, so whatever the profile itself prints to stdout is skipped. */
@@ -52,14 +58,16 @@ export interface ShellCommand {
 export class LoginShell {
   private readonly snapshots = new Map<string, Promise<Snapshot | null>>();
   private readonly files = new Set<string>();
-  /** Captures still running, killed by {@link close} so none outlives the server. */
-  private readonly running = new Set<ResultPromise>();
   /** Per instance, so two servers sharing a home never delete each other's snapshots. */
   private readonly instance = randomUUID();
   private closed = false;
   private swept = false;
 
-  constructor(private readonly directory: string) {}
+  constructor(
+    private readonly directory: string,
+    /** Told when the profile is slow or fails: a log line, and a `configWarning` to clients once. */
+    private readonly warn: (summary: string, details: string) => void = () => undefined,
+  ) {}
 
   /** Starts capturing the profile of `/bin/bash` for commands under `config` in the background (unless opted out). */
   async prepare(config: Config, serverEnv: NodeJS.ProcessEnv): Promise<void> {
@@ -78,21 +86,20 @@ export class LoginShell {
     const [shell, flag, script] = argv;
     if (config.features?.shell_snapshot === false) return { argv, env };
     if (argv.length !== 3 || flag !== "-lc" || path.basename(shell!) !== "bash" || env.BASH_ENV !== undefined) return { argv, env };
-    const snapshot = await this.snapshotFor(shell!, env);
+    const snapshot = await withinWait(this.snapshotFor(shell!, env));
     if (!snapshot) return { argv, env };
     const withProfile: Record<string, string> = { ...env, ...snapshot.set };
     for (const name of snapshot.unset) delete withProfile[name];
     return { argv: [shell!, "-c", script!], env: { ...childEnvironment(policy, withProfile), BASH_ENV: snapshot.file } };
   }
 
-  /** Stops captures still running, waits for them, and deletes the snapshot files. */
+  /**
+   * Deletes the snapshot files. A profile still running is left to finish on its own (within its
+   * bound): killing it mid-way would leave the user's lock files behind (pyenv's rehash lock makes
+   * every later login shell wait 60 s). What it writes after is swept by the next server.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.running.size > 0) {
-      const { killProcessGroup } = await import("./processGroup.js");
-      for (const child of this.running) stopCapture(child, killProcessGroup);
-    }
-    await Promise.all(this.snapshots.values());
     for (const file of this.files) rmSync(file, { force: true });
     this.files.clear();
   }
@@ -113,9 +120,24 @@ export class LoginShell {
       mkdirSync(this.directory, { recursive: true });
       this.sweepOnce();
       this.files.add(file);
-      const output = await run([shell, "-lc", CAPTURE_SCRIPT, "bash", file], env, this.running);
+      const outputFile = `${file}.out`;
+      this.files.add(outputFile);
+      const started = Date.now();
+      const exit = await run([shell, "-lc", CAPTURE_SCRIPT, "bash", file], env, outputFile);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const profile = profileFile(env.HOME ?? homedir());
+      if (exit !== 0) {
+        this.warn(
+          "The login profile failed, so commands run `bash -lc` themselves",
+          `${profile} exited with ${exit === null ? "no status (it was stopped)" : `status ${exit}`} after ${seconds} s when run by \`${shell} -lc\`; each command then runs it again.`,
+        );
+      } else if (Date.now() - started > SLOW_PROFILE_MS) {
+        this.warn("The login profile is slow", `${profile} took ${seconds} s to run; each thread's first command waited for it (at most ${CAPTURE_WAIT_MS / 1000} s).`);
+      }
+      const output = exit === 0 && !this.closed ? readFileSync(outputFile, "utf8") : null;
+      rmSync(outputFile, { force: true });
       const start = output?.lastIndexOf(ENV_MARKER) ?? -1;
-      if (output === null || start === -1 || this.closed) return null;
+      if (output === null || start === -1) return null;
       const after = new Map<string, string>();
       for (const entry of output.slice(start + ENV_MARKER.length).split("\0")) {
         const equals = entry.indexOf("=");
@@ -142,11 +164,22 @@ export class LoginShell {
   }
 }
 
-/** Kills a capture's process group and closes its pipes, which a process it started in a session of its own may hold. */
-function stopCapture(child: ResultPromise, killProcessGroup: (child: ResultPromise) => void): void {
-  killProcessGroup(child);
-  child.stdout?.destroy();
-  child.stderr?.destroy();
+/** The file a login shell reads first, as bash looks for it; named in warnings. */
+function profileFile(home: string): string {
+  for (const name of [".bash_profile", ".bash_login", ".profile"]) {
+    if (existsSync(path.join(home, name))) return path.join(home, name);
+  }
+  return "the login profile";
+}
+
+/** The snapshot, or null once a command has waited {@link CAPTURE_WAIT_MS} for it (the capture itself goes on). */
+function withinWait(snapshot: Promise<Snapshot | null>): Promise<Snapshot | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), CAPTURE_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([snapshot, waited]).finally(() => clearTimeout(timer));
 }
 
 function isRunning(pid: number): boolean {
@@ -166,29 +199,23 @@ function fingerprint(shell: string, env: Readonly<Record<string, string>>): stri
 }
 
 /**
- * Runs `argv` as a process group (listed in `running` meanwhile) and resolves with its stdout, or
- * null if it fails or outlasts the capture timeout: then its group is killed and its pipes closed,
- * even if something it started in a session of its own still holds them. Process support loads
- * here, not at start-up.
+ * Runs `argv` (the profile capture) detached from the server: its own process group, stdout to
+ * `outputFile`, no pipes to us, bounded by `timeout` when coreutils has it. The server may stop
+ * while it runs; it then finishes on its own. Resolves with its exit status (null: no status).
+ * Process support loads here, not at start-up.
  */
-async function run(argv: readonly string[], env: Readonly<Record<string, string>>, running: Set<ResultPromise>): Promise<string | null> {
-  const { killProcessGroup, processExit, spawnProcessGroup } = await import("./processGroup.js");
-  const child = spawnProcessGroup(argv, { cwd: env.HOME ?? homedir(), env: { ...env }, stdin: "ignore" });
-  running.add(child);
-  // Read and dropped: a profile that writes much to stderr must not stall on a full pipe.
-  child.stderr?.resume();
-  const chunks: Buffer[] = [];
-  child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<null>((resolve) => {
-    timer = setTimeout(() => {
-      stopCapture(child, killProcessGroup);
-      resolve(null);
-    }, CAPTURE_TIMEOUT_MS);
-    timer.unref();
-  });
-  const exit = await Promise.race([processExit(child), timedOut]);
-  clearTimeout(timer);
-  running.delete(child);
-  return exit?.exitCode === 0 ? Buffer.concat(chunks).toString("utf8") : null;
+async function run(argv: readonly string[], env: Readonly<Record<string, string>>, outputFile: string): Promise<number | null> {
+  const { processExit, spawnDetached } = await import("./processGroup.js");
+  const bounded = timeoutCommand() ? ["timeout", "--signal=TERM", "--kill-after=10", String(CAPTURE_BOUND_SECONDS), ...argv] : [...argv];
+  const child = spawnDetached(bounded, { cwd: env.HOME ?? homedir(), env: { ...env }, outputFile });
+  const exit = await processExit(child);
+  return exit.spawnError === null ? exit.exitCode : null;
+}
+
+let hasTimeout: boolean | undefined;
+
+/** Whether coreutils `timeout` is on the PATH (looked up once). */
+function timeoutCommand(): boolean {
+  hasTimeout ??= (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && existsSync(path.join(dir, "timeout")));
+  return hasTimeout;
 }

@@ -44,6 +44,27 @@ export function spawnProcessGroup(
 }
 
 /**
+ * Starts `argv` on its own, to outlive the server if need be: a process group of its own, no pipe
+ * to us (stdout to `outputFile`, stderr and stdin closed), not waited for at exit.
+ */
+export function spawnDetached(argv: readonly string[], options: { readonly cwd: string; readonly env: Record<string, string>; readonly outputFile: string }): ResultPromise {
+  const child = execa(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    detached: true,
+    stdin: "ignore",
+    stdout: { file: options.outputFile },
+    stderr: "ignore",
+    buffer: false,
+    reject: false,
+    cleanup: false,
+  });
+  child.unref();
+  return child;
+}
+
+/**
  * SIGKILLs the process group `child` leads (while it runs: an exited leader's pid may be reused),
  * then every process that carries its command id: what it left running, in its group or not.
  */
