@@ -109,7 +109,7 @@ export const Config = z.looseObject({
   scripted_model_progress: z.string().optional(),
   /** Our key: unread output a WebSocket client may leave queued before it is disconnected (bytes, default 16 MiB). */
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
-  /** Our key: bytes read from all WebSocket clients together and not yet whole messages, before reading pauses (default 128 MiB). */
+  /** Our key: bytes read from all WebSocket clients together and not yet whole messages, before reading pauses (default 64 MiB). */
   websocket_max_inbound_bytes: z.number().int().positive().optional(),
   /** Our key: the largest message a client may send, a stdio line or a WebSocket message (bytes, default 64 MiB; `--max-line-bytes` wins). */
   max_message_bytes: z.number().int().positive().optional(),

@@ -1,6 +1,10 @@
 import { serverOverloaded } from "../protocol/errors.js";
 
-/** Default bytes `fs/readFile` may hold at once over all connections: two reads of the largest file it serves. */
+/**
+ * Default bytes `fs/readFile` may hold at once over all connections: two reads of the largest file
+ * it serves (64 MiB). A read holds about four times its size until answered (bytes, base64, JSON
+ * line): four 60 MiB reads at once peak at 0.5-0.7 GiB with it (two are refused), 1.2 GiB without.
+ */
 export const DEFAULT_MAX_CONCURRENT_READ_BYTES = 128 * 1024 * 1024;
 
 /**

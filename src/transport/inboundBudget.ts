@@ -1,8 +1,12 @@
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 
-/** Default bytes read from all WebSocket clients together and not yet whole messages: two messages of the largest size. */
-export const DEFAULT_MAX_INBOUND_BYTES = 128 * 1024 * 1024;
+/**
+ * Default bytes read from all WebSocket clients together and not yet whole messages: one message of
+ * the largest size (64 MiB). Measured with eight 60 MB messages at once, the server peaks at about
+ * 470 MiB with it, 600 MiB with twice it, and 1.0-1.3 GiB with no budget (bench/load.mjs).
+ */
+export const DEFAULT_MAX_INBOUND_BYTES = 64 * 1024 * 1024;
 
 /** A metered connection, as the budget sees it. */
 interface Metered {

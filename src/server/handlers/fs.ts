@@ -43,17 +43,12 @@ export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger, 
   // A file the whole budget could never hold is refused as too large (-32600), not as "retry later".
   const maxBytes = Math.min(MAX_READ_BYTES, reads.limit);
   return {
-    "fs/readFile": async (params) => {
-      // Reads at once must fit the budget, by the size each file has when opened (a read holds a few
-      // times that until answered: the bytes, their base64, the JSON line); past it -32001.
-      let release: (() => void) | undefined;
-      const beforeRead = (size: number) => void (release = reads.reserve(size));
-      try {
-        const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
-        return { dataBase64: bytes.toString("base64") };
-      } finally {
-        release?.();
-      }
+    "fs/readFile": async (params, { afterResponse }) => {
+      // Reads at once must fit the budget, by the size each file has when opened; past it -32001.
+      // Held until the answer is written (error answers too): its base64 and JSON line are most of a read's memory.
+      const beforeRead = (size: number) => afterResponse(reads.reserve(size));
+      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
+      return { dataBase64: bytes.toString("base64") };
     },
     "fs/writeFile": async (params) => {
       const data = Buffer.from(params.dataBase64, "base64");
