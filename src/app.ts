@@ -137,7 +137,10 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock) : undefined,
     secrets: logSecrets(host.env, configStore),
     maxLineBytes: options.maxLineBytes ?? startup.max_message_bytes,
-    admission: { perConnection: options.maxPendingRequests ?? startup.max_pending_requests_per_connection, total: startup.max_pending_requests_total },
+    admission: {
+      perConnection: options.maxPendingRequests ?? startup.max_pending_requests_per_connection,
+      total: startup.max_pending_requests_total,
+    },
     maxConcurrentReadBytes: startup.fs_max_concurrent_read_bytes,
     includeJsonrpc: options.includeJsonrpc,
   });
