@@ -38,9 +38,13 @@ export interface AppServerOptions {
   readonly ids?: IdSource;
   /** Directory that relative thread `cwd`s resolve against (default: the process cwd). */
   readonly cwd?: string;
-  /** Longest accepted input line in bytes (default 64 MiB). */
+  /** Longest accepted input line in bytes (default: config `max_message_bytes`, else 64 MiB). */
   readonly maxLineBytes?: number;
-  /** Requests admitted at once before -32001 (default 128). */
+  /**
+   * Requests one connection may have admitted and unanswered before -32001 (default: config
+   * `max_pending_requests_per_connection`, else 128). Over all connections together the bound is
+   * config `max_pending_requests_total` (default 1024).
+   */
   readonly maxPendingRequests?: number;
   /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
   readonly includeJsonrpc?: boolean;
@@ -133,8 +137,12 @@ export function buildAppServer(options: AppServerOptions): AppServer {
     activity,
     audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock) : undefined,
     secrets: logSecrets(host.env, configStore),
-    maxLineBytes: options.maxLineBytes,
-    maxPendingRequests: options.maxPendingRequests,
+    maxLineBytes: options.maxLineBytes ?? startup.max_message_bytes,
+    admission: {
+      perConnection: options.maxPendingRequests ?? startup.max_pending_requests_per_connection,
+      total: startup.max_pending_requests_total,
+    },
+    maxConcurrentReadBytes: startup.fs_max_concurrent_read_bytes,
     includeJsonrpc: options.includeJsonrpc,
   });
 }

@@ -52,7 +52,8 @@ Options:
   --enable FEATURE             same as -c features.FEATURE=true (--disable: =false)
   --strict-config              refuse config.toml keys that neither Codex nor this server knows
   --print-startup-config       load the config and print the start-up configuration as JSON, then exit
-  --max-line-bytes N           longest accepted input line (default 67108864)
+  --max-line-bytes N           largest accepted message: a stdio line or a WebSocket message
+                               (default 67108864; config max_message_bytes)
   --jsonrpc                    write "jsonrpc":"2.0" on outgoing messages (Codex omits it)
   --deterministic              sequential ids and a stepping clock: the same input gives the same bytes
   --script FILE                serve turns from a scripted model (JSON script; model_provider "scripted")

@@ -9,6 +9,8 @@ import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { buildAppServer } from "../app.js";
+import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../transport/lineReader.js";
 import { UsageError } from "./usageError.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -73,6 +75,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   const config = scripted?.config ?? loaded.config;
   const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
   const clock = deterministic?.clock ?? systemClock;
+  // One limit for both transports, so a client that works over stdio works over a socket.
+  const maxMessageBytes = options.maxLineBytes ?? config.max_message_bytes ?? DEFAULT_MAX_LINE_BYTES;
   const server = buildAppServer({
     home,
     config,
@@ -81,7 +85,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     ids: deterministic?.ids ?? uuidV7Source(clock),
     configWarnings: loaded.warnings,
     logger: options.logger,
-    maxLineBytes: options.maxLineBytes,
+    maxLineBytes: maxMessageBytes,
     includeJsonrpc: options.includeJsonrpc,
     sessionLogDir: options.sessionLog ?? undefined,
   });
@@ -132,7 +136,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   const listener = await listenWebSocket({
     bind: socketPath !== null ? { socketPath } : { host: bind!.address, port: (options.listen as { port: number }).port },
     auth: { tokenSha256, allowedOrigins: options.ws.allowedOrigins },
-    maxMessageBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
+    maxMessageBytes,
+    maxInboundBytes: config.websocket_max_inbound_bytes ?? DEFAULT_MAX_INBOUND_BYTES,
     pingIntervalMs: WS_PING_INTERVAL_MS,
     routes: server.audit ? { "/sessions": () => ({ sessions: server.audit!.list() }) } : {},
     onConnection: (socket, request) => {

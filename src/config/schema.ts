@@ -109,6 +109,16 @@ export const Config = z.looseObject({
   scripted_model_progress: z.string().optional(),
   /** Our key: unread output a WebSocket client may leave queued before it is disconnected (bytes, default 16 MiB). */
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
+  /** Our key: bytes read from all WebSocket clients together and not yet whole messages, before reading pauses (default 64 MiB). */
+  websocket_max_inbound_bytes: z.number().int().positive().optional(),
+  /** Our key: the largest message a client may send, a stdio line or a WebSocket message (bytes, default 64 MiB; `--max-line-bytes` wins). */
+  max_message_bytes: z.number().int().positive().optional(),
+  /** Our key: requests one connection may have admitted and unanswered before -32001 (default 128). */
+  max_pending_requests_per_connection: z.number().int().positive().optional(),
+  /** Our key: requests all connections together may have admitted and unanswered before -32001 (default 1024; `initialize` passes). */
+  max_pending_requests_total: z.number().int().positive().optional(),
+  /** Our key: bytes of files `fs/readFile` may hold at once over all connections before -32001 (default 128 MiB). */
+  fs_max_concurrent_read_bytes: z.number().int().positive().optional(),
   /** Our key: the bubblewrap binary sandboxed commands run under (default `bwrap` on PATH). */
   bwrap_path: z.string().optional(),
   /** `[[skills.config]]`: skills switched off (or back on) by SKILL.md path or by name (`skills/config/write`). */

@@ -26,6 +26,7 @@ import { CommandProcesses } from "./commandProcesses.js";
 import { FsWatches } from "./fsWatches.js";
 import { McpOAuthLogins } from "./mcpOAuthLogins.js";
 import type { KnownSecrets } from "./secretRedaction.js";
+import { ByteBudget, DEFAULT_MAX_CONCURRENT_READ_BYTES } from "./byteBudget.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
 import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { accountHandlers } from "./handlers/account.js";
@@ -47,7 +48,7 @@ import { startupQuestionHandlers } from "./handlers/startupQuestions.js";
 import { threadHandlers } from "./handlers/thread.js";
 import { threadSectionHandlers } from "./handlers/threadSection.js";
 import { turnHandlers } from "./handlers/turn.js";
-import { RequestScheduler } from "./requestScheduler.js";
+import { RequestScheduler, type AdmissionLimits } from "./requestScheduler.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
 import type { SessionAudit } from "./sessionAudit.js";
 
@@ -90,8 +91,10 @@ export interface AppServerParts {
   readonly secrets: () => KnownSecrets;
   /** Longest accepted input line in bytes (default 64 MiB). */
   readonly maxLineBytes?: number;
-  /** Requests admitted at once before -32001 (default 128). */
-  readonly maxPendingRequests?: number;
+  /** Requests admitted and unanswered before -32001, per connection and in total (defaults 128 and 1024). */
+  readonly admission?: AdmissionLimits;
+  /** Bytes of files `fs/readFile` holds at once, over all connections (default 128 MiB). */
+  readonly maxConcurrentReadBytes?: number;
   /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
   readonly includeJsonrpc?: boolean;
 }
@@ -107,6 +110,7 @@ export class AppServer implements ConnectionHost {
   readonly configStore: ConfigStore;
   private readonly commandProcesses = new CommandProcesses();
   private readonly fsWatches = new FsWatches();
+  private readonly reads: ByteBudget;
   private readonly oauthLogins: McpOAuthLogins;
   private stopping: Promise<void> | undefined;
 
@@ -116,6 +120,7 @@ export class AppServer implements ConnectionHost {
     this.audit = parts.audit;
     this.secrets = parts.secrets;
     this.configStore = parts.configStore;
+    this.reads = new ByteBudget(parts.maxConcurrentReadBytes ?? DEFAULT_MAX_CONCURRENT_READ_BYTES);
     this.oauthLogins = new McpOAuthLogins({
       mcp: parts.mcp,
       config: () => this.configStore.current,
@@ -123,7 +128,7 @@ export class AppServer implements ConnectionHost {
       hub: parts.hub,
       newId: () => parts.ids.uuid("item"),
     });
-    const scheduler = new RequestScheduler(parts.maxPendingRequests, parts.activity);
+    const scheduler = new RequestScheduler(parts.admission, parts.activity);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
   }
 
@@ -208,7 +213,7 @@ export class AppServer implements ConnectionHost {
       ...feedbackHandlers({ roots, threadFile: (threadId) => this.parts.store.summary(threadId)?.path, clock }),
       ...threadSectionHandlers(this.parts.sections),
       ...experimentalFeatureHandlers(this.configStore),
-      ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger }),
+      ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger, reads: this.reads }),
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp, this.parts.mcpCredentials),
       ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId), oauthLogins: this.oauthLogins }),

@@ -95,6 +95,9 @@ export class ClientConnection {
       this.handleInputClosed();
     });
     writer.onDidWrite((message) => this.onDidWrite(message));
+    // A client that does not read its output must not make the server queue it without bound: its
+    // requests are not read until the output drains (as Codex's bounded outgoing queue does).
+    writer.onBackedUp((backedUp) => (backedUp ? reader.pause() : reader.resume()));
     writer.onClose(() => this.handleOutputClosed());
     writer.onError(([error]) => {
       this.logger.warn({ err: error }, "output error");

@@ -43,7 +43,8 @@ export type HandlerTable = { readonly [M in ClientRequestMethod]: Handler<M> };
 /**
  * Turns a raw request into a handler call: unknown method → -32601, not initialized → -32600,
  * bad params → -32602 naming the field path, then the handler under the scheduler (requests that
- * name a thread run in order per thread). Unexpected failures become -32603; the stack is logged.
+ * name a thread run in order per thread; admission is bounded per connection and server-wide).
+ * Unexpected failures become -32603; the stack is logged.
  */
 export class Dispatcher {
   constructor(
@@ -73,7 +74,10 @@ export class Dispatcher {
       afterResponse: (fn) => connection.whenResponded(requestId, fn),
     };
     try {
-      return await this.scheduler.run(orderingKey(spec, parsed.data), async () => handler(parsed.data as never, context));
+      // `initialize` is cheap and a connection can do nothing before it: a busy server still lets
+      // clients in (their own bound still applies), so only its real work is refused.
+      const admission = { owner: connection, pastCeiling: method === "initialize" && !connection.client };
+      return await this.scheduler.run(admission, orderingKey(spec, parsed.data), async () => handler(parsed.data as never, context));
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");

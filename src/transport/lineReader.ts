@@ -77,6 +77,16 @@ export class NewlineMessageReader extends AbstractMessageReader {
     this.interceptor = interceptor;
   }
 
+  /** Holds reading back (the stream then pushes back on the writer) until {@link resume}; nothing once stopped. */
+  pause(): void {
+    if (this.stopListening) this.readable.pause();
+  }
+
+  /** Reads on after {@link pause}; nothing once stopped. */
+  resume(): void {
+    if (this.stopListening) this.readable.resume();
+  }
+
   /** Stops reading: lines not read yet stay in the stream, unread. */
   stop(): void {
     this.stopListening?.();

@@ -4,6 +4,9 @@ import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-
 // Pending output above this many characters is written at once rather than at the end of the tick.
 const PENDING_LIMIT = 64 * 1024;
 
+/** Output queued in the stream (characters) past which the writer reports itself backed up, until the stream drains. */
+export const MAX_QUEUED_OUTPUT = 16 * 1024 * 1024;
+
 /** Options of {@link NewlineMessageWriter}. */
 export interface NewlineWriterOptions {
   /** Add `"jsonrpc": "2.0"` to every message; Codex omits it, so the default is false. */
@@ -20,6 +23,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   private readonly includeJsonrpc: boolean;
   // Plain listeners, not an Emitter: this runs for every delta, and an Emitter copies its listener lists on each fire.
   private readonly writtenListeners: Array<(message: Message) => void> = [];
+  private readonly backedUpListeners: Array<(backedUp: boolean) => void> = [];
+  private backedUp = false;
   private failed = false;
   private errorCount = 0;
   private pending = "";
@@ -40,6 +45,14 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   /** Registers a listener called after each message has been handed to the stream, in write order. */
   onDidWrite(listener: (message: Message) => void): void {
     this.writtenListeners.push(listener);
+  }
+
+  /**
+   * Registers a listener told `true` when more than {@link MAX_QUEUED_OUTPUT} is queued in the
+   * stream (the reader is not keeping up) and `false` once it has drained.
+   */
+  onBackedUp(listener: (backedUp: boolean) => void): void {
+    this.backedUpListeners.push(listener);
   }
 
   write(message: Message): Promise<void> {
@@ -93,6 +106,16 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     const text = this.pending;
     this.pending = "";
     this.writable.write(text);
+    if (!this.backedUp && this.writable.writableLength > MAX_QUEUED_OUTPUT) this.reportBackedUp();
+  }
+
+  private reportBackedUp(): void {
+    this.backedUp = true;
+    for (const listener of this.backedUpListeners) listener(true);
+    void this.whenDrained().then(() => {
+      this.backedUp = false;
+      for (const listener of this.backedUpListeners) listener(false);
+    });
   }
 
   /** One wait for `drain` shared by every batch written meanwhile, so a stalled reader adds no listeners. */

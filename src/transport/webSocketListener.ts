@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { describeErrno, StartupError } from "../runtime/systemErrors.js";
+import { InboundBudget } from "./inboundBudget.js";
 
 /** Who may connect. */
 export interface WebSocketAuth {
@@ -24,6 +25,8 @@ export interface WebSocketListenerOptions {
   readonly auth: WebSocketAuth;
   /** Largest accepted message (bytes); a bigger one closes that connection only (1009). */
   readonly maxMessageBytes: number;
+  /** Bytes read from all clients together and not yet whole messages before reading pauses (see {@link InboundBudget}). */
+  readonly maxInboundBytes: number;
   /** How often to ping; a client that missed the last pong is dropped. */
   readonly pingIntervalMs: number;
   /** Extra `GET` routes served on the same port (path → JSON body). */
@@ -43,10 +46,13 @@ export interface WebSocketListener {
 /**
  * The WebSocket listener of `--listen ws://IP:PORT`, as Codex's: one JSON-RPC message per text
  * frame, `GET /readyz` and `/healthz` on the same port, capability-token auth checked (in constant
- * time) before the upgrade, `Origin` refused unless allowed, a message size limit, ping/pong.
+ * time) before the upgrade, `Origin` refused unless allowed, a message size limit, a bound on the
+ * bytes of messages being received across clients, ping/pong.
  */
 export async function listenWebSocket(options: WebSocketListenerOptions): Promise<WebSocketListener> {
+  // ws refuses a frame by the length in its header, before buffering it.
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const inbound = new InboundBudget(options.maxInboundBytes);
   const routes: Record<string, () => unknown> = { "/readyz": () => ({ status: "ok" }), "/healthz": () => ({ status: "ok" }), ...options.routes };
   const server = http.createServer((request, response) => {
     const path = (request.url ?? "/").split("?")[0]!;
@@ -75,6 +81,8 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
       let alive = true;
       ws.on("pong", () => (alive = true));
       const ping = setInterval(() => {
+        // Paused by the inbound budget, its pong is unread rather than missing.
+        if (ws.isPaused) return void (alive = true);
         if (!alive) return ws.terminate();
         alive = false;
         ws.ping();
@@ -82,6 +90,7 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
       ping.unref();
       ws.on("close", () => clearInterval(ping));
       options.onConnection(ws, request);
+      inbound.meter(socket, ws);
     });
   });
   const close = async () => {

@@ -1,6 +1,11 @@
 import { PassThrough, Writable } from "node:stream";
 import type { WebSocket } from "ws";
 
+const NEWLINE = Buffer.from("\n");
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+
 /** Options of {@link webSocketStreams}. */
 export interface WebSocketStreamOptions {
   /** Unsent bytes a client may leave queued before it is disconnected (it stopped reading). */
@@ -25,7 +30,10 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
   socket.on("error", (error) => options.onError(error));
   socket.on("message", (data, isBinary) => {
     if (isBinary) return;
-    input.write(String(data).replace(/[\r\n]/g, " ") + "\n");
+    // The frame's own bytes, edited in place and passed on whole: no string copies of a large message.
+    const bytes = spaceOutLineBreaks(data as Buffer);
+    input.write(bytes);
+    input.write(NEWLINE);
   });
   socket.on("close", () => input.end());
   let partial = "";
@@ -64,4 +72,12 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
   socket.on("close", () => clearTimeout(overflowTimer));
   socket.on("close", () => output.destroy());
   return { input, output };
+}
+
+/** Turns every CR and LF of a UTF-8 message into a space, in place (neither byte occurs inside a multi-byte character). */
+function spaceOutLineBreaks(bytes: Buffer): Buffer {
+  for (const breakByte of [LF, CR]) {
+    for (let at = bytes.indexOf(breakByte); at !== -1; at = bytes.indexOf(breakByte, at + 1)) bytes[at] = SPACE;
+  }
+  return bytes;
 }

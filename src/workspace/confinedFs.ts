@@ -42,14 +42,18 @@ export class ConfinedFs {
     return new ConfinedFs(await Confinement.resolve(rule));
   }
 
-  /** The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. */
-  async readFile(file: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+  /**
+   * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `beforeRead`
+   * learns the size once the file is open and checked, before any byte is read; it may throw to refuse.
+   */
+  async readFile(file: string, options: { maxBytes?: number; beforeRead?: (size: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
       const handle = await openFinal(parent, name, READ_FILE);
       try {
         const info = await regularFile(handle, file, location);
         const limit = options.maxBytes;
         if (limit !== undefined && info.size > limit) throw tooLarge(file, location, info.size, limit);
+        options.beforeRead?.(info.size);
         return await readAll(handle, info.size, limit, file, location);
       } finally {
         await handle.close();

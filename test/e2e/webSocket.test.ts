@@ -6,7 +6,7 @@ import WebSocket from "ws";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { processesMatching } from "../support/processes.js";
-import { RawWebSocketClient } from "../support/rawWebSocket.js";
+import { RawWebSocketClient, startWebSocketServer } from "../support/rawWebSocket.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 
@@ -19,13 +19,8 @@ afterEach(async () => {
 async function wsServer(args: string[] = [], responses: MockResponseInput[] = []): Promise<{ url: string; server: ServerProcess; mock: MockModel }> {
   const mock = await startMockModel({ responses });
   cleanups.push(() => mock.close());
-  const server = ServerProcess.start({
-    args: ["app-server", "--listen", "ws://127.0.0.1:0", "-c", `model_provider="mock"`, "-c", `model_providers.mock={base_url="${mock.url}",request_max_retries=0,stream_max_retries=0}`, ...args],
-    protocol: false,
-  });
+  const { url, server } = await startWebSocketServer(["-c", `model_provider="mock"`, "-c", `model_providers.mock={base_url="${mock.url}",request_max_retries=0,stream_max_retries=0}`, ...args]);
   cleanups.push(() => server.signal("SIGTERM"));
-  await server.waitForStderr("listening on ws://");
-  const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
   return { url, server, mock };
 }
 

@@ -29,7 +29,7 @@ export class MemoryClient {
     const logger = options.host?.logger ?? memoryLogger().logger;
     const host: ConnectionHost = {
       logger,
-      dispatcher: new Dispatcher(handlers as HandlerTable, new RequestScheduler(options.maxPending), logger),
+      dispatcher: new Dispatcher(handlers as HandlerTable, new RequestScheduler({ perConnection: options.maxPending }), logger),
       serverRequests: options.host?.serverRequests ?? new ServerRequestBroker(),
     };
     this.connection = new ClientConnection(host, new NewlineMessageReader(this.input), new NewlineMessageWriter(this.output));

@@ -1,6 +1,13 @@
 import WebSocket from "ws";
 import { checkServerMessage, referenceAvailable } from "../conformance/referenceSchema.js";
-import { WAIT_MS } from "./serverProcess.js";
+import { ServerProcess, WAIT_MS } from "./serverProcess.js";
+
+/** Starts the built server on a free WebSocket port (`args` appended) and resolves with its URL, read from its log. */
+export async function startWebSocketServer(args: string[] = []): Promise<{ url: string; server: ServerProcess }> {
+  const server = ServerProcess.start({ args: ["app-server", "--listen", "ws://127.0.0.1:0", ...args], protocol: false });
+  await server.waitForStderr("listening on ws://");
+  return { url: /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!, server };
+}
 
 /**
  * A WebSocket client that sends exactly what the test writes (answers to any id included) and keeps
@@ -34,6 +41,12 @@ export class RawWebSocketClient {
   /** Sends one message as it is. */
   send(message: object): void {
     this.socket.send(JSON.stringify(message));
+  }
+
+  /** Sends a request without waiting for its response (it arrives in {@link messages}). */
+  post(id: string | number, method: string, params: unknown): void {
+    this.sentMethods.set(id, method);
+    this.send({ id, method, params });
   }
 
   /** Sends a request and resolves with its response. */

@@ -57,11 +57,12 @@ describe("AgentWarmUp", () => {
 
   it("waits for every request the scheduler admitted, queued ones included", async () => {
     const activity = new Activity();
-    const scheduler = new RequestScheduler(10, activity);
+    const scheduler = new RequestScheduler({ perConnection: 10 }, activity);
+    const client = { owner: {} };
     const { ran, warmUp } = recordingWarmUp(activity);
     let finishFirst!: () => void;
-    const first = scheduler.run("thread:a", () => new Promise<void>((resolve) => (finishFirst = resolve)));
-    const second = scheduler.run("thread:a", async () => undefined);
+    const first = scheduler.run(client, "thread:a", () => new Promise<void>((resolve) => (finishFirst = resolve)));
+    const second = scheduler.run(client, "thread:a", async () => undefined);
     warmUp.request();
     await vi.advanceTimersByTimeAsync(10 * QUIET_MS);
     expect(ran).toEqual([]);

@@ -5,6 +5,7 @@ import type { Logger } from "../../runtime/logger.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError, type ConfinedFs } from "../../workspace/confinedFs.js";
 import type { HandlerTable } from "../dispatcher.js";
+import type { ByteBudget } from "../byteBudget.js";
 import type { FsWatches } from "../fsWatches.js";
 import { createNotification } from "../notifications.js";
 import { reportingFsErrors } from "./fsFailure.js";
@@ -14,11 +15,13 @@ type FsHandlers = Pick<
   "fs/readFile" | "fs/writeFile" | "fs/createDirectory" | "fs/getMetadata" | "fs/readDirectory" | "fs/remove" | "fs/copy" | "fs/watch" | "fs/unwatch"
 >;
 
-/** What `fs/watch` needs besides the roots: the connections' watches, and the clock that stamps `fs/changed`. */
-export interface FsWatchDeps {
+/** What `fs/*` needs besides the roots: the connections' watches, the clock that stamps `fs/changed`, and the budget of bytes read at once. */
+export interface FsDeps {
   readonly watches: FsWatches;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Bytes of files `fs/readFile` holds at once, over all connections. */
+  readonly reads: ByteBudget;
 }
 
 /** Largest file `fs/readFile` returns; its answer is a third larger again, as base64 on one line. */
@@ -34,12 +37,17 @@ const NO_DIRECTORY = "cannot be written: its directory does not exist (create it
  * goes through the roots' {@link ConfinedFs}: each path component is opened relative to a checked
  * directory, so what was checked is what is touched even while the tree changes underneath.
  */
-export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger }: FsWatchDeps): FsHandlers {
+export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger, reads }: FsDeps): FsHandlers {
   const run = <T>(method: string, shownPath: string, operation: (files: ConfinedFs) => Promise<T>, reasons?: Record<string, string>) =>
     reportingFsErrors(method, shownPath, async () => operation(await roots().confined()), reasons);
+  // A file the whole budget could never hold is refused as too large (-32600), not as "retry later".
+  const maxBytes = Math.min(MAX_READ_BYTES, reads.limit);
   return {
-    "fs/readFile": async (params) => {
-      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes: MAX_READ_BYTES }));
+    "fs/readFile": async (params, { afterResponse }) => {
+      // Reads at once must fit the budget, by the size each file has when opened; past it -32001.
+      // Held until the answer is written (error answers too): its base64 and JSON line are most of a read's memory.
+      const beforeRead = (size: number) => afterResponse(reads.reserve(size));
+      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
       return { dataBase64: bytes.toString("base64") };
     },
     "fs/writeFile": async (params) => {
