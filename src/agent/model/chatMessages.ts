@@ -35,17 +35,19 @@ export const TOOL_RESULTS_SEEN = "(tool results received)";
  * three user messages) merge into one message, consecutive assistant text and tool calls into one.
  * A developer message inside the conversation joins the user's side as text rather than the system
  * message: it stays where it happened, and the system prompt (which local servers' prefix caches
- * key on) never changes mid-thread. Reasoning is not sent back.
+ * key on) never changes mid-thread. User input right after tool results follows a short assistant
+ * message ({@link TOOL_RESULTS_SEEN}). Reasoning is not sent back.
  */
 export function chatMessages(request: ModelRequest): ChatMessage[] {
   const system: string[] = [request.instructions];
   const messages: ChatMessage[] = [];
-  let items = request.input;
-  while (items[0]?.type === "message" && items[0].role === "developer") {
-    system.push(textOf(items[0].content));
-    items = items.slice(1);
+  let start = 0;
+  for (; start < request.input.length; start++) {
+    const item = request.input[start]!;
+    if (item.type !== "message" || item.role !== "developer") break;
+    system.push(textOf(item.content));
   }
-  for (const item of items) {
+  for (const item of request.input.slice(start)) {
     switch (item.type) {
       case "message":
         if (item.role === "assistant") appendAssistantText(messages, textOf(item.content));
