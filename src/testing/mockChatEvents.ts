@@ -1,6 +1,8 @@
 import { callOf, deltasOf, usageOf, type MockEvent, type ScriptedCall } from "./mockEvents.js";
 import type { MockResponse } from "./mockScript.js";
 
+type ToolCallStyle = NonNullable<NonNullable<MockResponse["chat"]>["toolCalls"]>;
+
 type Chunk = (delta: Record<string, unknown>, finish?: string | null, isDelta?: boolean) => MockEvent;
 
 /**
@@ -48,7 +50,7 @@ export function* chatEvents(response: MockResponse, responseId: string, model: s
 }
 
 /** One tool call's chunks: whole, or its arguments in pieces with or without the id and name repeated. */
-function* toolCallChunks(call: ScriptedCall, index: number, style: string, chunk: Chunk): Generator<MockEvent> {
+function* toolCallChunks(call: ScriptedCall, index: number, style: ToolCallStyle, chunk: Chunk): Generator<MockEvent> {
   const args = call.kind === "custom" ? JSON.stringify({ input: call.payload }) : call.payload;
   const head = { index, id: call.callId, type: "function" };
   if (style === "whole" || style === "sameIndex") {

@@ -17,7 +17,7 @@ const REASONS: Readonly<Record<string, string>> = {
 /**
  * A model call that never got an HTTP answer, as an error naming the provider, its base URL
  * (without credentials or query) and what to check. A refused connection to a loopback address is
- * kind `refused` (retried once at once, then the turn fails: nothing listens on this machine, and
+ * kind `refused` (retried once, quickly, then the turn fails: nothing listens on this machine, and
  * a backoff would only delay saying so); anything else is a `request` failure, retried as usual.
  */
 export function connectionError(error: unknown, provider: ProviderSettings): ModelError {
