@@ -8,7 +8,7 @@ import { modelClientFor } from "./model/clientFor.js";
 import type { ModelClient, ModelEvent, ModelRequest, ModelUsage } from "./model/modelClient.js";
 import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
-import { pause, retryDelayMs, sample } from "./model/sampling.js";
+import { announcedRetries, pause, retryDelayMs, sample } from "./model/sampling.js";
 import { loadProjectInstructions } from "./projectInstructions.js";
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
@@ -19,6 +19,7 @@ import type { ApprovalAsker } from "./approvals.js";
 import type { ClientAsker } from "./clientAsker.js";
 import type { DynamicToolSpec } from "../protocol/clientTools.js";
 import { clientTools } from "./tools/clientTools.js";
+import { unknownToolCall } from "./tools/unknownTool.js";
 import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
 import type { ExecSessions } from "./exec/execSessions.js";
 import type { LoginShell } from "./exec/loginShell.js";
@@ -188,7 +189,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       const { calls, usage } = await sampleWithRetries(client, request, provider, job, record);
       for (const call of calls) {
         const tool = offered.get(call.name);
-        const output = tool ? await tool.run(call, toolContext) : `unsupported call: ${call.name}`;
+        const output = tool ? await tool.run(call, toolContext) : await unknownToolCall(call, offered.specs().map((spec) => spec.name), toolContext);
         job.signal.throwIfAborted();
         await record([call, { type: "tool_output", callId: call.callId, custom: call.type === "custom_tool_call", output }]);
       }
@@ -234,7 +235,7 @@ async function sampleWithRetries(
     } catch (error) {
       if (job.signal.aborted) throw job.signal.reason;
       await attempt.abandon();
-      if (!(error instanceof ModelError) || error.kind === "fatal" || retry >= provider.streamMaxRetries) throw error;
+      if (!(error instanceof ModelError) || retry >= announcedRetries(error, provider)) throw error;
       await job.emit({
         type: "notify",
         method: "error",

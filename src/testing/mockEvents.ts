@@ -7,19 +7,21 @@ export interface MockEvent {
 }
 
 /** A scripted tool call, whatever shortcut the script used. */
-interface ScriptedCall {
+export interface ScriptedCall {
   readonly kind: "function" | "custom";
   readonly name: string;
   readonly payload: string;
   readonly callId: string;
 }
 
-function deltasOf(item: Extract<MockItem, { type: "message" }>): string[] {
+/** The text deltas a scripted message streams. */
+export function deltasOf(item: Extract<MockItem, { type: "message" }>): string[] {
   if (item.repeat) return Array.from({ length: item.repeat }, () => item.delta ?? "x");
   return item.deltas ?? [item.text ?? ""];
 }
 
-function callOf(item: MockItem, fallbackId: string): ScriptedCall | null {
+/** The tool call a scripted item makes, or null when it is no call. */
+export function callOf(item: MockItem, fallbackId: string): ScriptedCall | null {
   switch (item.type) {
     case "function_call": {
       const args = item.arguments ?? {};
@@ -45,7 +47,8 @@ function callOf(item: MockItem, fallbackId: string): ScriptedCall | null {
   }
 }
 
-function usageOf(response: MockResponse) {
+/** The token counts a scripted response reports. */
+export function usageOf(response: MockResponse) {
   const usage = response.usage ?? {};
   const input = usage.input_tokens ?? 10;
   const output = usage.output_tokens ?? 5;
@@ -128,47 +131,4 @@ export function* responsesEvents(response: MockResponse, responseId: string): Ge
       },
     },
   });
-}
-
-/** The Chat Completions stream of a scripted response (custom tools become functions with `input`). */
-export function* chatEvents(response: MockResponse, responseId: string, model: string): Generator<MockEvent> {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null, isDelta = false): MockEvent => ({
-    data: { id: responseId, object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finish }] },
-    isDelta,
-  });
-  yield chunk({ role: "assistant" });
-  let calls = 0;
-  for (const [index, item] of response.items.entries()) {
-    if (item.type === "message") {
-      for (const delta of deltasOf(item)) yield chunk({ content: delta }, null, true);
-      continue;
-    }
-    if (item.type === "reasoning") {
-      for (const text of [...(item.summary ?? []), ...(item.content ?? [])]) yield chunk({ reasoning_content: text }, null, true);
-      continue;
-    }
-    const call = callOf(item, `call_${responseId}_${index}`);
-    if (!call) continue;
-    const args = call.kind === "custom" ? JSON.stringify({ input: call.payload }) : call.payload;
-    yield chunk({ tool_calls: [{ index: calls++, id: call.callId, type: "function", function: { name: call.name, arguments: args } }] });
-  }
-  if (response.hang) return;
-  yield chunk({}, calls > 0 ? "tool_calls" : "stop");
-  const usage = usageOf(response);
-  yield {
-    data: {
-      id: responseId,
-      object: "chat.completion.chunk",
-      model,
-      choices: [],
-      usage: {
-        prompt_tokens: usage.input,
-        completion_tokens: usage.output,
-        total_tokens: usage.total,
-        prompt_tokens_details: { cached_tokens: usage.cached },
-        completion_tokens_details: { reasoning_tokens: usage.reasoning },
-      },
-    },
-    isDelta: false,
-  };
 }

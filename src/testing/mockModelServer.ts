@@ -3,7 +3,9 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { chatEvents, responsesEvents, type MockEvent } from "./mockEvents.js";
+import { chatEvents } from "./mockChatEvents.js";
+import { chatTemplateViolation } from "./chatTemplateCheck.js";
+import { responsesEvents, type MockEvent } from "./mockEvents.js";
 import { parseMockScript, type MockResponse, type MockResponseInput } from "./mockScript.js";
 
 /** A request the mock received. */
@@ -23,6 +25,11 @@ export interface MockModelOptions {
   readonly port?: number;
   /** Model ids `GET /v1/models` lists (default: none). */
   readonly models?: readonly string[];
+  /**
+   * Answer a chat request whose messages a strict chat template refuses (roles out of order, a
+   * second system message, an unanswered tool call) with vLLM's 400, without using a response.
+   */
+  readonly strictChatTemplate?: boolean;
   /** Called after each request is recorded (before it is answered). */
   readonly onRequest?: (request: RecordedRequest, served: number) => void;
 }
@@ -86,6 +93,11 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     requests.push(recorded);
     options.onRequest?.(recorded, requests.length);
     for (const wake of [...waiters]) wake();
+    const refused = api === "chat" && options.strictChatTemplate ? chatTemplateViolation(body.messages) : null;
+    if (refused) {
+      res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ object: "error", message: refused, type: "BadRequestError", param: null, code: 400 }));
+      return;
+    }
     const response = script.shift() ?? (unscripted++, FALLBACK);
     const responseId = `resp_${++served}`;
     if (response.startDelayMs) await sleep(response.startDelayMs);

@@ -51,6 +51,20 @@ export const MockUsage = z.object({
   total_tokens: z.number().int().nonnegative().optional(),
 });
 
+/** How a Chat Completions answer streams, to play the habits of real OpenAI-compatible servers. */
+export const MockChatStyle = z.object({
+  /**
+   * `whole` (default): each tool call in one chunk (Ollama, llama.cpp); `split`: id and name in
+   * a call's first chunk, its arguments in two more (OpenAI); `repeated`: id and name again in
+   * every chunk (some vLLM tool parsers); `sameIndex`: whole calls, all at index 0 (Ollama's bug).
+   */
+  toolCalls: z.enum(["whole", "split", "repeated", "sameIndex"]).optional(),
+  /** `chunk` (default): a last chunk with `choices: []`; `withFinish`: in the finish_reason chunk; `none`: no usage. */
+  usage: z.enum(["chunk", "withFinish", "none"]).optional(),
+  /** The delta field reasoning streams in: `reasoning_content` (default; vLLM, DeepSeek) or `reasoning` (Ollama, OpenRouter). */
+  reasoningField: z.enum(["reasoning_content", "reasoning"]).optional(),
+});
+
 /** One scripted model response: streamed items, or an HTTP error, or a broken stream. */
 export const MockResponse = z.object({
   items: z.array(MockItem).default([]),
@@ -74,6 +88,8 @@ export const MockResponse = z.object({
   stallAfter: z.number().int().nonnegative().optional(),
   /** End with `response.failed` carrying this error. */
   failed: z.object({ code: z.string().optional(), message: z.string().optional() }).optional(),
+  /** How the chat wire streams this response (the Responses wire ignores it). */
+  chat: MockChatStyle.optional(),
 });
 export type MockResponse = z.infer<typeof MockResponse>;
 export type MockResponseInput = z.input<typeof MockResponse>;

@@ -104,7 +104,7 @@ describe("turns", () => {
     const second = mock.requests[1]!.body as { messages: any[]; tools: any[] };
     expect(second.messages[0].role).toBe("system");
     expect(second.messages.slice(-3)).toEqual([
-      { role: "user", content: "Plan it." },
+      { role: "user", content: expect.stringMatching(/<\/environment_context>\n\nPlan it\.$/) },
       { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "update_plan", arguments: JSON.stringify({ plan: [{ step: "Look", status: "in_progress" }] }) } }] },
       { role: "tool", tool_call_id: "call_1", content: "Plan updated" },
     ]);
@@ -126,7 +126,7 @@ describe("turns", () => {
     expect(mock.requests).toHaveLength(1);
   });
 
-  it("answers an unknown tool with `unsupported call` and goes on", async () => {
+  it("answers an unknown tool with `unsupported call`, fails its item and goes on", async () => {
     const { server, mock } = await launch([
       { items: [{ type: "function_call", name: "teleport", arguments: {}, callId: "call_x" }] },
       { items: [{ type: "message", text: "ok" }] },
@@ -134,7 +134,11 @@ describe("turns", () => {
     const threadId = await startThread(server);
     const { completed } = await runTurn(server, threadId, "Go.");
     expect(completed.params.turn.status).toBe("completed");
-    expect((mock.requests[1]!.body.input as any[]).at(-1)).toEqual({ type: "function_call_output", call_id: "call_x", output: "unsupported call: teleport" });
+    const answer = (mock.requests[1]!.body.input as any[]).at(-1);
+    expect(answer).toMatchObject({ type: "function_call_output", call_id: "call_x" });
+    expect(answer.output).toMatch(/^unsupported call: teleport\. No tool has this name; the tools are: .*\bexec_command\b/);
+    const item = server.messages.find((m) => m.method === "item/completed" && m.params.item.id === "call_x").params.item;
+    expect(item).toMatchObject({ type: "dynamicToolCall", tool: "teleport", arguments: {}, status: "failed", success: false, contentItems: [{ type: "inputText", text: answer.output }] });
   });
 
   it("fails the turn at once, naming the variable, when the API key is missing", async () => {

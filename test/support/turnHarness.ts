@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
-import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
+import { startMockModel, type MockModel, type MockModelOptions, type MockResponseInput } from "../../src/testing/index.js";
 import { ServerProcess } from "./serverProcess.js";
 import { turnViolations } from "./turnInvariants.js";
 
@@ -51,6 +51,8 @@ export async function launch(
     home?: string;
     env?: NodeJS.ProcessEnv;
     mock?: MockModel;
+    /** Options of the mock started here (not of one given as `mock`). */
+    mockOptions?: Omit<MockModelOptions, "responses">;
     args?: string[];
     approval?: string;
     sandbox?: string;
@@ -61,7 +63,7 @@ export async function launch(
     cwd?: string;
   } = {},
 ): Promise<{ server: ServerProcess; mock: MockModel }> {
-  const mock = options.mock ?? (await startMockModel({ responses }));
+  const mock = options.mock ?? (await startMockModel({ ...options.mockOptions, responses }));
   if (!options.mock) mocks.push(mock);
   const server = ServerProcess.start({
     home: options.home,

@@ -10,11 +10,7 @@ export interface ChatChunk {
       readonly content?: string | null;
       readonly reasoning_content?: string | null;
       readonly reasoning?: string | null;
-      readonly tool_calls?: ReadonlyArray<{
-        readonly index?: number;
-        readonly id?: string;
-        readonly function?: { readonly name?: string; readonly arguments?: string };
-      }>;
+      readonly tool_calls?: readonly ChatToolCallDelta[];
     };
     readonly finish_reason?: string | null;
   }>;
@@ -25,6 +21,13 @@ export interface ChatChunk {
     readonly prompt_tokens_details?: { readonly cached_tokens?: number } | null;
     readonly completion_tokens_details?: { readonly reasoning_tokens?: number } | null;
   } | null;
+}
+
+/** One fragment of a streamed tool call. */
+export interface ChatToolCallDelta {
+  readonly index?: number;
+  readonly id?: string;
+  readonly function?: { readonly name?: string; readonly arguments?: string };
 }
 
 interface PendingCall {
@@ -44,7 +47,10 @@ export class ChatAssembly {
   private reasoning = "";
   private finished = false;
   private usage: ModelUsage | null = null;
+  /** Tool calls in the order they began. */
   private readonly calls: PendingCall[] = [];
+  /** The call each stream `index` currently names. */
+  private readonly byIndex = new Map<number, PendingCall>();
   private base = "chat";
 
   /** @param customTools freeform tools, offered as functions with one `input` string. */
@@ -75,16 +81,30 @@ export class ChatAssembly {
           events.push({ type: "textDelta", id: this.messageId, delta: delta.content });
         }
         for (const part of delta.tool_calls ?? []) {
-          const index = part.index ?? this.calls.length;
-          this.calls[index] ??= { id: "", name: "", arguments: "" };
-          const call = this.calls[index]!;
+          // As the openai SDK accumulates: id and name are assigned (servers such as vLLM repeat
+          // them in every chunk), only the arguments are fragments to append.
+          const call = this.callFor(part);
           if (part.id) call.id = part.id;
-          if (part.function?.name) call.name += part.function.name;
+          if (part.function?.name) call.name = part.function.name;
           if (part.function?.arguments) call.arguments += part.function.arguments;
         }
         if (choice.finish_reason) this.finished = true;
       }
     }
+  }
+
+  /**
+   * The call a fragment belongs to, by its `index`. A fragment whose id differs from the id already
+   * at its index starts a new call (Ollama gives every call of a response index 0); one without an
+   * index is a new call if it has an id, else the latest call's continuation.
+   */
+  private callFor(part: ChatToolCallDelta): PendingCall {
+    const known = part.index === undefined ? this.calls.at(-1) : this.byIndex.get(part.index);
+    if (known && (!part.id || !known.id || part.id === known.id)) return known;
+    const call: PendingCall = { id: "", name: "", arguments: "" };
+    this.calls.push(call);
+    this.byIndex.set(part.index ?? this.calls.length - 1, call);
+    return call;
   }
 
   /** The events that close the response once the stream ended; a stream that never finished is a stream error. */
@@ -100,7 +120,6 @@ export class ChatAssembly {
     }
     if (this.messageId) events.push({ type: "messageDone", id: this.messageId, text: this.text });
     for (const [index, call] of this.calls.entries()) {
-      if (!call) continue;
       events.push({ type: "toolCall", call: toToolCall(call, `call_${this.base}_${index}`, this.customTools) });
     }
     events.push({ type: "completed", usage: this.usage });

@@ -6,6 +6,8 @@ export type ModelErrorKind =
   | "request"
   /** The stream broke, stalled or ended early: retried with a "Reconnecting..." notice. */
   | "stream"
+  /** Nothing listens at the provider's loopback address: retried once, quickly, then the turn fails. */
+  | "refused"
   /** Retrying cannot help (4xx, bad configuration, context window exceeded). */
   | "fatal";
 

@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import type { ModelClient, ModelEvent, ModelRequest } from "./modelClient.js";
+import { connectionError } from "./connectionError.js";
 import { ModelError } from "./modelError.js";
 import type { ProviderSettings } from "./providers.js";
 
@@ -16,7 +17,27 @@ export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
     defaultQuery: provider.query,
     maxRetries: 0,
     timeout: provider.streamIdleTimeoutMs,
+    fetch: nestingErrorBodies,
   });
+}
+
+/**
+ * fetch, with an error body in the flat shape older vLLM servers answer (`{object: "error",
+ * message, type, code}`) nested under `error` as OpenAI's are: the SDK reads only `error`, and
+ * would say "400 status code (no body)" instead of the server's reason.
+ */
+async function nestingErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.ok || !response.headers.get("content-type")?.includes("json")) return response;
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON after all: the SDK reports the text itself.
+  }
+  const flat = typeof body === "object" && body !== null && !("error" in body) && "message" in body;
+  return new Response(flat ? JSON.stringify({ error: body }) : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**
@@ -43,14 +64,17 @@ export function sdkModelClient(provider: ProviderSettings, wire: WireStream): Mo
         yield* wire(client, request, signal, () => (isOpen = true));
       } catch (error) {
         if (signal.aborted) throw signal.reason;
-        throw await toModelError(error, isOpen);
+        throw await toModelError(error, isOpen, provider);
       }
     },
   };
 }
 
-/** Classifies anything the SDK threw into a {@link ModelError}; `opened` says whether a stream had started. */
-export async function toModelError(error: unknown, opened: boolean): Promise<ModelError> {
+/**
+ * Classifies anything the SDK threw into a {@link ModelError}; `opened` says whether a stream had
+ * started. Both wires fail through here, so their messages are the same.
+ */
+export async function toModelError(error: unknown, opened: boolean, provider: ProviderSettings): Promise<ModelError> {
   if (error instanceof ModelError) return error;
   const { APIError, APIConnectionError } = await import("openai");
   if (error instanceof APIError && typeof error.status === "number") {
@@ -79,11 +103,7 @@ export async function toModelError(error: unknown, opened: boolean): Promise<Mod
     if (status === 400) return new ModelError(error.message, "fatal", "badRequest", { status });
     return new ModelError(error.message, "fatal", "other", { status });
   }
-  if (error instanceof APIConnectionError && !opened) {
-    return new ModelError(`could not reach the model provider: ${causeOf(error)}`, "request", {
-      httpConnectionFailed: { httpStatusCode: null },
-    });
-  }
+  if (error instanceof APIConnectionError && !opened) return connectionError(error, provider);
   if (error instanceof APIError && error.status === undefined) {
     // An `error` event inside an open stream.
     return new ModelError(error.message, "stream", { responseStreamDisconnected: { httpStatusCode: null } });

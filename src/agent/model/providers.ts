@@ -124,7 +124,8 @@ export function providerSummaries(config: Config, env: NodeJS.ProcessEnv, editab
     }));
 }
 
-function displayableUrl(url: string | undefined): string | null {
+/** A URL without the credentials, query or fragment it may hold; null when it does not parse. */
+export function displayableUrl(url: string | undefined): string | null {
   if (!url) return null;
   try {
     const parsed = new URL(url);

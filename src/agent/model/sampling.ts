@@ -22,6 +22,19 @@ export async function pause(ms: number, signal: AbortSignal): Promise<void> {
   }
 }
 
+/** How often a call that failed before its stream opened is sent again, silently. */
+function requestRetries(error: ModelError, provider: ProviderSettings): number {
+  if (error.kind === "request") return provider.requestMaxRetries;
+  // Nothing listens on this machine: one quick retry covers a local server that was restarting.
+  if (error.kind === "refused") return Math.min(1, provider.requestMaxRetries);
+  return 0;
+}
+
+/** How often the turn samples again after `error`, announcing each retry ("Reconnecting... n/N"). */
+export function announcedRetries(error: ModelError, provider: ProviderSettings): number {
+  return error.kind === "request" || error.kind === "stream" ? provider.streamMaxRetries : 0;
+}
+
 /**
  * One model call, its events in batches as they arrive: HTTP-level failures before the stream
  * opens are retried silently up to `request_max_retries`; a stream that yields nothing for
@@ -56,7 +69,7 @@ export async function* sample(
       return;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (!(error instanceof ModelError) || error.kind !== "request" || yielded || attempt >= provider.requestMaxRetries) throw error;
+      if (!(error instanceof ModelError) || yielded || attempt >= requestRetries(error, provider)) throw error;
       await pause(retryDelayMs(error, attempt + 1), signal);
     } finally {
       clearTimeout(timer);

@@ -18,3 +18,13 @@ export function parseArguments<T>(call: ToolCall, schema: z.ZodType<T>): ParsedA
   const where = issue.path.length > 0 ? `\`${issue.path.join(".")}\`: ` : "";
   return { ok: false, message: `failed to parse function arguments: ${where}${issue.message}` };
 }
+
+/** A call's arguments as items show them: the JSON value when they parse, else the raw text. */
+export function shownArguments(call: ToolCall): unknown {
+  const raw = call.type === "function_call" ? call.arguments || "{}" : call.input;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -1,5 +1,6 @@
 import type { DynamicFunctionTool, DynamicToolSpec } from "../../protocol/clientTools.js";
 import type { ContentPart, ToolCall } from "../conversation.js";
+import { shownArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /**
@@ -27,13 +28,7 @@ function clientTool(tool: DynamicFunctionTool, namespace: string | null): Tool {
 }
 
 async function callClientTool(call: ToolCall, context: ToolContext, namespace: string | null, name: string): Promise<string | ContentPart[]> {
-  const raw = call.type === "function_call" ? call.arguments || "{}" : call.input;
-  let args: unknown;
-  try {
-    args = JSON.parse(raw);
-  } catch {
-    args = raw;
-  }
+  const args = shownArguments(call);
   const item = { type: "dynamicToolCall" as const, id: call.callId, namespace, tool: name, arguments: args };
   await context.emit({ type: "itemStarted", item: { ...item, status: "inProgress", contentItems: null, success: null, durationMs: null } });
   const started = context.environment.clock.nowMs();
