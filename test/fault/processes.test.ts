@@ -1,9 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { MockResponseInput } from "../../src/testing/index.js";
-import { processesMatching } from "../support/processes.js";
 import { launch, startThread, tempDir } from "../support/turnHarness.js";
 
 /** The six ways a command leaves something running, each a `sleep` of its own length (`base`+1 … `base`+6). */
@@ -20,9 +20,16 @@ function sixWays(base: number): string {
   ].join("\n");
 }
 
+/** Processes whose whole command line is `sleep <seconds>` (a shell whose script mentions it does not count). */
+function sleeping(seconds: number): string[] {
+  return execFileSync("ps", ["-eo", "args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.trim() === `sleep ${seconds}`);
+}
+
 /** The `sleep`s of {@link sixWays} still alive. */
 function alive(base: number): string[] {
-  return [1, 2, 3, 4, 5, 6].flatMap((offset) => processesMatching(`sleep ${base + offset}`));
+  return [1, 2, 3, 4, 5, 6].flatMap((offset) => sleeping(base + offset));
 }
 
 /** Waits (bounded) until none of them is left; they are SIGKILLed before the owner's end is announced, so this is only their last moment. */
@@ -95,10 +102,10 @@ await server.connect(new StdioServerTransport());
     const { server } = await launch([], { args: ["-c", `mcp_servers.parent={command=${JSON.stringify(process.execPath)},args=[${JSON.stringify(script)}]}`] });
     await server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "ready");
     const deadline = Date.now() + 5_000;
-    while ([...processesMatching("sleep 7831"), ...processesMatching("sleep 7832")].length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ([...sleeping(7831), ...sleeping(7832)].length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await server.closeStdin();
     const gone = Date.now() + 5_000;
-    while ([...processesMatching("sleep 7831"), ...processesMatching("sleep 7832")].length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect([...processesMatching("sleep 7831"), ...processesMatching("sleep 7832")]).toEqual([]);
+    while ([...sleeping(7831), ...sleeping(7832)].length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([...sleeping(7831), ...sleeping(7832)]).toEqual([]);
   });
 });
