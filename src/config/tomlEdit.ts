@@ -12,8 +12,8 @@ export interface EditedToml {
  * `text` changed to read as `updated`: only the values that differ are written, so comments,
  * blank lines, key order and formatting stay everywhere else. A new table is added at the end as
  * a `[a.b]` (or `[[a.b]]`) section, as Codex's toml_edit adds it (under an inline table, where no
- * section can go, toml-patch writes it inline). Every result is read back: a
- * way of writing that does not read as `updated` gives way to the next, the last a full rewrite.
+ * section can go, toml-patch writes it inline). Every result is read back: a way of writing that
+ * does not read as `updated` gives way to the next, the last a full rewrite.
  */
 export function editToml(text: string, updated: Record<string, unknown>): EditedToml {
   const { rest, sections } = splitNewTables(parse(text), updated);

@@ -27,6 +27,8 @@ export function patchKeepingLayout(text: string, updated: Record<string, unknown
     kept.map((i) => layoutKey(lines[i]!, info[i]!)),
     patched.lines.map((line, i) => layoutKey(line, patchedInfo[i]!)),
   );
+  // A line both have is the file's own, spacing and all; one only toml-patch has is a write; one
+  // only the file has is gone (but for what stays of a removed header's lead).
   const result: string[] = [];
   // Blank lines toml-patch added where a put-back lead brings its own: one set is enough.
   let addedBlanks = 0;
