@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { stringify } from "smol-toml";
 import { layerIdentity, type ConfigLayerIdentity, type ConfigLayerValues } from "./layers.js";
-import { layerConfig, readUserTable } from "./load.js";
+import { layerConfig, readUserConfig } from "./load.js";
 import type { ConfigOverride } from "./overrides.js";
 import { Config } from "./schema.js";
+import { editToml, isTable } from "./tomlEdit.js";
 
 /** One change to `config.toml`: a dotted key path (segments may be quoted), a value, and how to merge it. */
 export interface ConfigEdit {
@@ -84,7 +84,7 @@ export class ConfigStore {
   setFeatures(enablement: Readonly<Record<string, boolean>>): Promise<void> {
     const run = this.queue.then(async () => {
       for (const [name, enabled] of Object.entries(enablement)) this.features.set(name, enabled);
-      const { merged, layers } = layerConfig(this.file, await readUserTable(this.file), this.allOverrides());
+      const { merged, layers } = layerConfig(this.file, (await readUserConfig(this.file)).table, this.allOverrides());
       this.state = { config: this.finish(Config.parse(merged)), layers };
     });
     this.queue = run.catch(() => undefined);
@@ -98,13 +98,13 @@ export class ConfigStore {
   }
 
   private async writeNow(edits: readonly ConfigEdit[], expectedVersion: string | null | undefined): Promise<ConfigWriteResult> {
-    const user = await readUserTable(this.file);
+    const { text, table: user } = await readUserConfig(this.file);
     const before = layerIdentity({ source: { type: "user", file: this.file }, values: user }).version;
     if (expectedVersion && expectedVersion !== before) {
       throw new ConfigWriteError(`config.toml changed: expected version ${expectedVersion}, found ${before}; read the config again and retry`, "versionConflict");
     }
     for (const edit of edits) applyEdit(user, edit);
-    const { merged, layers } = layerConfig(this.file, user, this.allOverrides());
+    const { merged } = layerConfig(this.file, user, this.allOverrides());
     // The file must be valid on its own (a flag may hide a bad value today, not tomorrow), and under the flags.
     const userProblem = Config.safeParse(user).error;
     const problem = userProblem ?? Config.safeParse(merged).error;
@@ -114,11 +114,14 @@ export class ConfigStore {
       const value = valueAt(userProblem ? user : merged, first!.path);
       throw new ConfigWriteError(`invalid value at \`${first!.path.join(".")}\`: ${first!.message} (got ${JSON.stringify(value) ?? "nothing"})`, "invalidValue", issues);
     }
-    const result = Config.parse(merged);
+    // Only the edited keys change in the text; the rest of the user's file stays as they wrote it.
+    const written = editToml(text, user);
     const temp = path.join(path.dirname(this.file), `.config.toml.${randomUUID()}.tmp`);
-    await writeFile(temp, stringify(user), "utf8");
+    await writeFile(temp, written.text, "utf8");
     await rename(temp, this.file);
-    this.state = { config: this.finish(result), layers };
+    // The user layer is the table the file reads back as (in its key order), so its version is the one the next read finds.
+    const { merged: effective, layers } = layerConfig(this.file, written.table, this.allOverrides());
+    this.state = { config: this.finish(Config.parse(effective)), layers };
     // A `-c` flag on the same key still wins: say so, with the value in effect.
     const overridden = edits
       .map((edit) => ({ keyPath: edit.keyPath, effective: valueAt(layers[0]!.values, parseKeyPath(edit.keyPath)) }))
@@ -162,17 +165,21 @@ export function parseKeyPath(keyPath: string): string[] {
 function applyEdit(table: Record<string, unknown>, edit: ConfigEdit): void {
   const segments = parseKeyPath(edit.keyPath);
   const last = segments.pop()!;
-  let parent = table;
+  const parents = [table];
   for (const segment of segments) {
-    const next = parent[segment];
-    if (!isTable(next)) {
+    const parent = parents.at(-1)!;
+    if (!isTable(parent[segment])) {
       if (edit.value === null) return;
       parent[segment] = {};
     }
-    parent = parent[segment] as Record<string, unknown>;
+    parents.push(parent[segment] as Record<string, unknown>);
   }
-  if (edit.value === null) delete parent[last];
-  else if (edit.mergeStrategy === "upsert" && isTable(parent[last]) && isTable(edit.value)) parent[last] = deepMerge(parent[last], edit.value);
+  const parent = parents.at(-1)!;
+  if (edit.value === null) {
+    delete parent[last];
+    // A table the clear leaves empty goes too: no bare `[skills]` header stays once `[[skills.config]]` has gone.
+    for (let i = segments.length - 1; i >= 0 && Object.keys(parents[i + 1]!).length === 0; i--) delete parents[i]![segments[i]!];
+  } else if (edit.mergeStrategy === "upsert" && isTable(parent[last]) && isTable(edit.value)) parent[last] = deepMerge(parent[last], edit.value);
   else parent[last] = edit.value;
 }
 
@@ -180,10 +187,6 @@ function deepMerge(base: Record<string, unknown>, patch: Record<string, unknown>
   const merged = { ...base };
   for (const [key, value] of Object.entries(patch)) merged[key] = isTable(merged[key]) && isTable(value) ? deepMerge(merged[key], value) : value;
   return merged;
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function valueAt(table: Record<string, unknown>, segments: readonly string[]): unknown {

@@ -39,9 +39,10 @@ export async function loadConfig(home: string, overrides: readonly ConfigOverrid
   return { file, config: result.data, layers, warnings: unusedKeyWarnings(file, raw) };
 }
 
-/** Reads and parses `config.toml` as a plain table (an absent file is an empty one). */
-export async function readUserTable(file: string): Promise<Record<string, unknown>> {
-  return parseToml(file, await readConfigText(file));
+/** Reads `config.toml`'s text and the plain table it parses to (an absent file is an empty one). */
+export async function readUserConfig(file: string): Promise<{ readonly text: string; readonly table: Record<string, unknown> }> {
+  const text = await readConfigText(file);
+  return { text, table: parseToml(file, text) };
 }
 
 /**

@@ -77,6 +77,130 @@ describe("config writes", () => {
     expect((await server.request("config/read", {})).result.config.model).toBe("gpt-5.5");
   });
 
+  it("keeps the user's comments, blank lines and formatting: only the written keys change", async () => {
+    const home = tempDir("aas-config-home-");
+    const file = path.join(home, "config.toml");
+    const lines = (...text: string[]) => text.join("\n") + "\n";
+    writeFileSync(
+      file,
+      lines(
+        "# agent-app-server config, written by hand.",
+        "# Keep the model first.",
+        "",
+        'model = "gpt-5.5"   # the default model',
+        'model_reasoning_effort = "medium"  # high for big refactors',
+        "",
+        "# What commands may touch",
+        'sandbox_mode = "workspace-write"',
+        'shell_environment_policy = { inherit = "core", set = { FOO = "1" } }  # inline table',
+        'developer_instructions = """',
+        "Be brief.",
+        "# This line belongs to the string.",
+        '"""',
+        "",
+        "[sandbox_workspace_write]",
+        "# Roots besides the cwd.",
+        'writable_roots = ["/tmp/cache"]  # shared cache',
+        "",
+        "# Servers, off for now",
+        '[mcp_servers."my server"]',
+        'command = "npx"',
+        'args = ["-y", "my-server"]',
+        "enabled = false",
+        "",
+        "# Skills switched off",
+        "[[skills.config]]",
+        'name = "deploy"',
+        "enabled = false",
+        "",
+        "# Trusted folders",
+        '[projects."/work/app"]',
+        'trust_level = "trusted"',
+        "",
+        "# end of file",
+      ),
+    );
+    const server = ServerProcess.start({ home });
+    servers.push(server);
+    await server.initialize();
+    const model = await server.request("config/value/write", { keyPath: "model", value: "gpt-5.5-codex", mergeStrategy: "replace" });
+    const batch = await server.request("config/batchWrite", {
+      edits: [
+        { keyPath: "sandbox_workspace_write", value: { network_access: true }, mergeStrategy: "upsert" },
+        { keyPath: "shell_environment_policy.set", value: { BAR: "2" }, mergeStrategy: "upsert" },
+        { keyPath: 'projects."/work/new.app".trust_level', value: "trusted", mergeStrategy: "replace" },
+        { keyPath: "model_reasoning_effort", value: null, mergeStrategy: "replace" },
+      ],
+      expectedVersion: model.result.version,
+    });
+    expect(batch.result.status).toBe("ok");
+    expect((await server.request("skills/config/write", { name: "lint", enabled: false })).result).toEqual({ effectiveEnabled: false });
+    const provider = await server.request("modelProvider/config/write", { settings: { type: "customGateway", name: "My Gateway", baseUrl: "http://127.0.0.1:9999/v1" } });
+    expect(provider.result.provider.id).toBe("my-gateway");
+    expect(readFileSync(file, "utf8")).toBe(
+      lines(
+        "# agent-app-server config, written by hand.",
+        "# Keep the model first.",
+        "",
+        'model = "gpt-5.5-codex"   # the default model',
+        "",
+        "# What commands may touch",
+        'sandbox_mode = "workspace-write"',
+        'shell_environment_policy = { inherit = "core", set = { FOO = "1", BAR = "2" } }  # inline table',
+        'developer_instructions = """',
+        "Be brief.",
+        "# This line belongs to the string.",
+        '"""',
+        "",
+        "[sandbox_workspace_write]",
+        "# Roots besides the cwd.",
+        'writable_roots = ["/tmp/cache"]  # shared cache',
+        "network_access = true",
+        "",
+        "# Servers, off for now",
+        '[mcp_servers."my server"]',
+        'command = "npx"',
+        'args = ["-y", "my-server"]',
+        "enabled = false",
+        "",
+        "# Skills switched off",
+        "[[skills.config]]",
+        'name = "deploy"',
+        "enabled = false",
+        "",
+        "[[skills.config]]",
+        'name = "lint"',
+        "enabled = false",
+        "",
+        "# Trusted folders",
+        '[projects."/work/app"]',
+        'trust_level = "trusted"',
+        "",
+        '[projects."/work/new.app"]',
+        'trust_level = "trusted"',
+        "",
+        "[model_providers.my-gateway]",
+        'name = "My Gateway"',
+        'base_url = "http://127.0.0.1:9999/v1"',
+        "",
+        "# end of file",
+      ),
+    );
+    // The version config/read reports is the written file's: a write expecting it goes through, and
+    // one that changes nothing leaves the text as it is.
+    const before = readFileSync(file, "utf8");
+    const read = await server.request("config/read", { includeLayers: true });
+    const version = read.result.layers.find((layer: any) => layer.name.type === "user").version;
+    const same = await server.request("config/value/write", { keyPath: "sandbox_mode", value: "workspace-write", mergeStrategy: "replace", expectedVersion: version });
+    expect(same.result).toMatchObject({ status: "ok", version });
+    expect(readFileSync(file, "utf8")).toBe(before);
+    // Switching both skills back on clears the array: its entries go with their comments, and no bare `[skills]` is left.
+    await server.request("skills/config/write", { name: "deploy", enabled: true });
+    await server.request("skills/config/write", { name: "lint", enabled: true });
+    const after = readFileSync(file, "utf8");
+    expect(after).toBe(before.replace('# Skills switched off\n[[skills.config]]\nname = "deploy"\nenabled = false\n\n[[skills.config]]\nname = "lint"\nenabled = false\n\n', ""));
+  });
+
   // One source of config truth: command/exec and fs/* read the config as it is now, as turns do.
   it.skipIf(!bwrapAvailable)("a config write reaches command/exec's sandbox and the fs/* roots at once", async () => {
     const cwd = tempDir("aas-config-cwd-");

@@ -28,10 +28,10 @@ export function skillsHandlers(deps: SkillsDeps): Pick<HandlerTable, "skills/lis
       if (!params.path && !params.name) throw invalidRequest("skills/config/write needs the skill's path or name");
       const selector = params.path ? { path: params.path } : { name: params.name! };
       const others = (deps.store.current.skills?.config ?? []).filter((entry) => (params.path ? entry.path !== params.path : entry.name !== params.name));
-      // On is the default: an entry is kept only to switch a skill off.
+      // On is the default: an entry is kept only to switch a skill off, and no entry left clears the key.
       const config = params.enabled ? others : [...others, { ...selector, enabled: false }];
       try {
-        await deps.store.write([{ keyPath: "skills.config", value: config, mergeStrategy: "replace" }], null);
+        await deps.store.write([{ keyPath: "skills.config", value: config.length > 0 ? config : null, mergeStrategy: "replace" }], null);
       } catch (error) {
         throw invalidRequest(`skills/config/write failed: ${(error as Error).message}`);
       }
