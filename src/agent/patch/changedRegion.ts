@@ -43,10 +43,14 @@ export function changedRegion(before: string, after: string, margin: number): Re
 
 /** The lines of `text`, each with its "\n"; a last line without one stays without. */
 export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n").map((line) => `${line}\n`);
-  const last = lines.pop()!;
-  if (last !== "\n") lines.push(last.slice(0, -1));
+  // Slices of the text, not concatenations: those would be copied again to be hashed and compared.
+  const lines: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline + 1;
+    lines.push(text.slice(start, end));
+    start = end;
+  }
   return lines;
 }
 
