@@ -42,7 +42,7 @@ export function changedRegion(before: string, after: string, margin: number): Re
 }
 
 /** The lines of `text`, each with its "\n"; a last line without one stays without. */
-export function splitLines(text: string): string[] {
+function splitLines(text: string): string[] {
   // Slices of the text, not concatenations: those would be copied again to be hashed and compared.
   const lines: string[] = [];
   for (let start = 0; start < text.length; ) {
