@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Figures for the diffs of `fileChange` items and `turn/diff/updated`: diffs generated files of
 // 2,000 and 10,000 lines with one line changed (and, for the slower paths, 10,000 lines with 500
-// lines changed apart, with 500 pairs of lines swapped, and with every line changed) and prints, median (min–max) over --runs after a warm-up, the total time
-// of one diff and the longest the event loop was held during it (the longest gap between
-// setImmediate ticks that run alongside; a diff that never yields holds it for its whole time).
+// lines changed apart, with 500 pairs of lines swapped, and with every line changed) and prints,
+// median (min–max) over --runs after a warm-up, the total time of one diff and the longest the
+// event loop was held during it: the longest gap between setImmediate ticks that run alongside
+// (a diff that never yields holds it for its whole time).
 // Usage: npm run build && node bench/diff.mjs [--runs 10] [--module FILE]
 //   --module: another implementation exporting unifiedDiff(before, after) (sync or async), to
 //   compare; default the built one.

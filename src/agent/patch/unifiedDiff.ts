@@ -29,6 +29,7 @@ export async function unifiedDiff(before: string, after: string): Promise<string
   const added = new Uint8Array(region.after.length);
   removed.set(middle.removed, head);
   added.set(middle.added, head);
+  // A change slid to the edge of the region would lose context from lines outside it.
   const fixed = { start: region.offset === 0 ? 0 : CONTEXT, end: region.atEnd ? 0 : CONTEXT };
   slideChanges({ lines: region.before, changed: removed }, { lines: region.after, changed: added }, fixed);
   const blocks = changeBlocks(removed, added);
