@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { MockResponseInput } from "../../src/testing/index.js";
 import { processesMatching } from "../support/processes.js";
+import { gitDiff, gitHunks } from "../support/gitDiff.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
@@ -536,6 +537,27 @@ describe("apply_patch", () => {
     expect(diff).toContain(`diff --git a${path.join(cwd, "notes.md")} b${path.join(cwd, "notes.md")}`);
     expect(diff).toContain("+Hello from the patch");
     expect(lastToolOutput(mock.requests[1]!.body)).toContain("Success. Updated the following files:");
+  });
+
+  it("sends the same diff as git diff for a one-line change in a large file, in the item and the turn's diff", async () => {
+    const before = Array.from({ length: 2_001 }, (_, i) => `line ${i}\n`).join("");
+    const change = "*** Begin Patch\n*** Update File: big.txt\n@@\n line 1499\n-line 1500\n+line 1500, changed\n*** End Patch";
+    const { server } = await launch([
+      { items: [{ type: "apply_patch", patch: change, callId: "call_p" }] },
+      { items: [{ type: "message", text: "ok" }] },
+    ], { approval: "never", sandbox: "workspace-write" });
+    const cwd = tempDir("aas-ws-");
+    const file = path.join(cwd, "big.txt");
+    writeFileSync(file, before);
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Patch.");
+    const after = readFileSync(file, "utf8");
+    expect(after).toBe(before.replace("line 1500\n", "line 1500, changed\n"));
+    const completed = server.messages.findIndex((m) => m.method === "item/completed" && m.params.item.type === "fileChange");
+    const updated = server.messages.findIndex((m) => m.method === "turn/diff/updated");
+    expect(completed).toBeLessThan(updated);
+    expect(server.messages[completed].params.item.changes[0].diff).toBe(gitHunks(before, after));
+    expect(server.messages[updated].params.diff).toBe(gitDiff(file, before, after));
   });
 
   it("asks before writing under a read-only sandbox, and writes nothing when declined", async () => {

@@ -47,7 +47,7 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
     }
     const after = applyChunks(before, operation.chunks, file);
     const movePath = operation.movePath ? path.resolve(cwd, operation.movePath) : null;
-    planned.push({ kind: "update", path: file, movePath, before, after, diff: unifiedDiff(before, after) });
+    planned.push({ kind: "update", path: file, movePath, before, after, diff: await unifiedDiff(before, after) });
   }
   return planned;
 }

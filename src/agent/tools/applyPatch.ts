@@ -121,7 +121,7 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   await context.emit({
     type: "notify",
     method: "turn/diff/updated",
-    params: { threadId: context.threadId, turnId: context.turnId, diff: context.diff.render() },
+    params: { threadId: context.threadId, turnId: context.turnId, diff: await context.diff.render() },
   });
   const summary = planned.map((change) => `${change.kind === "add" ? "A" : change.kind === "delete" ? "D" : "M"} ${path.relative(cwd, change.movePath ?? change.path) || change.path}`);
   return `Success. Updated the following files:\n${summary.join("\n")}\n`;
