@@ -1,22 +1,13 @@
-import { once } from "node:events";
 import { writeFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, runTurn, servers, startThread, tempDir } from "../support/turnHarness.js";
+import { closedPort } from "../support/ports.js";
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
 
-/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function completedItems(server: ServerProcess, type: string): any[] {
   return server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === type).map((m) => m.params.item);

@@ -1,5 +1,3 @@
-import { once } from "node:events";
-import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { chatClient } from "../../src/agent/model/chatWire.js";
 import { connectionError } from "../../src/agent/model/connectionError.js";
@@ -9,6 +7,7 @@ import { resolveProvider, type ProviderSettings } from "../../src/agent/model/pr
 import { responsesClient } from "../../src/agent/model/responsesWire.js";
 import { sample } from "../../src/agent/model/sampling.js";
 import { startMockModel } from "../../src/testing/index.js";
+import { closedPort } from "../support/ports.js";
 
 function provider(id: string, baseUrl: string, requestMaxRetries = 4): ProviderSettings {
   return { ...resolveProvider({ model_providers: { [id]: { base_url: baseUrl, wire_api: "chat" } } }, id, {}), requestMaxRetries };
@@ -20,14 +19,6 @@ function sdkStyle(code: string, address?: string): Error {
   return new Error("Connection error.", { cause: new TypeError("fetch failed", { cause: socket }) });
 }
 
-/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const request: ModelRequest = { model: "m", instructions: "", input: [], tools: [], reasoning: null, outputSchema: null, promptCacheKey: "k" };
 
