@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/support/setup.ts"],
+    // The Codex reference schema, found or generated once before any test: conformance never switches off.
+    globalSetup: ["test/support/referenceSchemaSetup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // One test file per core: each end-to-end test runs servers, model mocks, shells and MCP servers

@@ -2,11 +2,8 @@ import { afterEach, expect } from "vitest";
 import { REFERENCE_DIR, referenceAvailable } from "../conformance/referenceSchema.js";
 import { ServerProcess } from "./serverProcess.js";
 
-if (!referenceAvailable) {
-  process.stderr.write(
-    `\n!!! Codex reference schema not found at ${REFERENCE_DIR}: server messages are NOT checked for conformance. !!!\n\n`,
-  );
-}
+// The global setup (referenceSchemaSetup.ts) found or made the schema; without it the suite does not run.
+if (!referenceAvailable) throw new Error(`Codex reference schema not found at ${REFERENCE_DIR}`);
 
 // Every message any test's server sent must have been a valid protocol message.
 afterEach(async () => {
