@@ -26,7 +26,8 @@ if (servers.length === 0) servers.push(OURS);
 const RESUME = `resume_${ITEMS}_items_ms`;
 
 const TARGETS = {
-  cold_start_ms: "≤ 100",
+  cold_start_fresh_home_ms: "≤ 100",
+  cold_start_reused_home_ms: "≤ Codex's",
   thread_start_ms: "≤ 5",
   instant_turn_ms: "≤ 20",
   deltas_per_s: "≥ 40000",
@@ -111,7 +112,7 @@ async function runOnce(server, mock, workspace) {
     let t = performance.now();
     const s = spawnOn(server, mock, home);
     await s.initialize();
-    figures.cold_start_ms = performance.now() - t;
+    figures.cold_start_fresh_home_ms = performance.now() - t;
     // Idle: initialized, nothing loaded yet.
     figures.idle_rss_mib = (procStatusKb(s.child.pid, "VmRSS") ?? NaN) / 1024;
     await s.request("thread/start", { cwd: workspace });
@@ -150,6 +151,14 @@ async function runOnce(server, mock, workspace) {
     figures.deltas_per_s = count / ((last - first) / 1000);
     figures.stream_peak_rss_mib = (procStatusKb(s.child.pid, "VmHWM") ?? NaN) / 1024;
     await s.stop();
+
+    // Cold start again on the now populated home: what a user sees every day after the first
+    // start (the neutral bench's "reused home" figure; a first start is slower for Codex).
+    t = performance.now();
+    const again = spawnOn(server, mock, home);
+    await again.initialize();
+    figures.cold_start_reused_home_ms = performance.now() - t;
+    await again.stop();
 
     // Concurrent threads, each with one turn.
     const c = spawnOn(server, mock, home);
@@ -212,6 +221,12 @@ const rows = metrics.map((metric) => [
 const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
 for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join("  "));
 console.log(`\n${RUNS} runs, ${DELTAS} deltas, ${CONCURRENCY} concurrent turns, resume of ${ITEMS} items; ${os.cpus().length} CPUs, Node ${process.version}, ${os.platform()} ${os.release()}`);
+// Said with every table, so that no figure is read as the neutral harness's.
+console.log(
+  "Differs from ../shared/peer/bench.mjs: each server gets its bench home as HOME too (the neutral bench keeps the real HOME); " +
+    "cold_start_fresh_home_ms is a first start on an empty home (slower for Codex, which sets its home up), cold_start_reused_home_ms the neutral bench's cold start; " +
+    "quote cold start and the comparison from the neutral bench, run with both servers in one session.",
+);
 mkdirSync(path.dirname(JSON_FILE), { recursive: true });
 writeFileSync(JSON_FILE, JSON.stringify({ date: new Date().toISOString(), runs: RUNS, deltas: DELTAS, concurrency: CONCURRENCY, items: ITEMS, servers, machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}` }, results }, null, 2) + "\n");
 console.log(`figures written to ${path.relative(process.cwd(), JSON_FILE)}`);
