@@ -38,6 +38,18 @@ const DEMO_SCRIPT = [
 ];
 
 /**
+ * Whether the demo writes ANSI colours: FORCE_COLOR decides when set (`0` or `false` turns them off,
+ * anything else on), else none under NO_COLOR (set and not empty, as no-color.org says) or
+ * TERM=dumb, else only to a terminal: a pipe or a file gets plain text.
+ */
+export function colourWanted(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !["0", "false"].includes(force.trim().toLowerCase());
+  if (env.NO_COLOR || env.TERM === "dumb") return false;
+  return isTTY;
+}
+
+/**
  * `npm start`: a demo client drives the server through one turn and prints it as a conversation:
  * streamed text, a command that asks for approval (accepted), a file change with its diff, token
  * usage. By default the model is scripted (no key, no network); `--live` uses the configured one.
@@ -54,6 +66,7 @@ export async function runDemo(live: boolean): Promise<number> {
   const quiet = { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
   const env = live ? { ...process.env, ...quiet } : { ...process.env, ...quiet, AGENT_APP_SERVER_HOME: path.join(root, "home") };
   const out = (text: string) => process.stdout.write(text);
+  const dim = colourWanted(process.env, process.stdout.isTTY === true) ? (text: string) => `\x1b[2m${text}\x1b[0m` : (text: string) => text;
   const client = await AppServerClient.spawn({
     command: [process.execPath, CLI, ...args],
     cwd: workspace,
@@ -77,7 +90,7 @@ export async function runDemo(live: boolean): Promise<number> {
     for await (const event of client.runTurn(thread.id, prompt)) {
       switch (event.method) {
         case "item/reasoning/summaryTextDelta":
-          out(`\x1b[2m(thinking) ${event.params.delta}\x1b[0m\n`);
+          out(`${dim(`(thinking) ${event.params.delta}`)}\n`);
           break;
         case "item/agentMessage/delta":
           if (!streaming) out("\nagent › ");
@@ -100,7 +113,7 @@ export async function runDemo(live: boolean): Promise<number> {
         }
         case "thread/tokenUsage/updated": {
           const { total, last } = event.params.tokenUsage;
-          out(`\x1b[2m  tokens: ${total.totalTokens} total (${last.inputTokens} in, ${last.outputTokens} out last)\x1b[0m\n`);
+          out(`${dim(`  tokens: ${total.totalTokens} total (${last.inputTokens} in, ${last.outputTokens} out last)`)}\n`);
           break;
         }
         case "turn/completed":

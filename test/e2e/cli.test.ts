@@ -2,7 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ServerProcess } from "../support/serverProcess.js";
+import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
+
+/** The colour switches of the environment the tests run in, unset: the demo decides by its output alone. */
+const NO_COLOUR_ENV = { FORCE_COLOR: undefined, NO_COLOR: undefined, TERM: undefined };
 
 describe("command line", () => {
   it("prints the version", async () => {
@@ -75,8 +78,8 @@ describe("command line", () => {
     }
   });
 
-  it("runs the demo with the embedded scripted model: no key, no network, exit 0", async () => {
-    const demo = ServerProcess.start({ args: ["demo"], protocol: false, env: { OPENAI_API_KEY: "" } });
+  it("runs the demo with the embedded scripted model: no key, no network, exit 0, no colours into a pipe", async () => {
+    const demo = ServerProcess.start({ args: ["demo"], protocol: false, env: { OPENAI_API_KEY: "", ...NO_COLOUR_ENV } });
     expect((await demo.waitExit(undefined, 20_000)).code).toBe(0);
     const text = demo.stdoutLines.join("\n");
     expect(text).toContain("agent › I'll create greeting.txt first.");
@@ -84,7 +87,44 @@ describe("command line", () => {
     expect(text).toContain("+A project that says hello (see greeting.txt).");
     expect(text).toMatch(/tokens: \d+ total/);
     expect(text).toContain("turn completed");
+    expect(text).not.toContain("\x1b[");
   });
+
+  it("colours the demo into a pipe with FORCE_COLOR=1, and not with FORCE_COLOR=0", async () => {
+    const forced = ServerProcess.start({ args: ["demo"], protocol: false, env: { OPENAI_API_KEY: "", ...NO_COLOUR_ENV, FORCE_COLOR: "1" } });
+    expect((await forced.waitExit(undefined, 20_000)).code).toBe(0);
+    expect(forced.stdoutLines.join("\n")).toContain("\x1b[2m  tokens: ");
+    const off = ServerProcess.start({ args: ["demo"], protocol: false, env: { OPENAI_API_KEY: "", ...NO_COLOUR_ENV, FORCE_COLOR: "0" } });
+    expect((await off.waitExit(undefined, 20_000)).code).toBe(0);
+    expect(off.stdoutLines.join("\n")).not.toContain("\x1b[");
+  });
+
+  it("colours the demo on a terminal, and not on a terminal with NO_COLOR set", async () => {
+    const { spawn } = await import("@lydell/node-pty");
+    const onTerminal = (env: NodeJS.ProcessEnv) =>
+      new Promise<{ code: number; output: string }>((resolve) => {
+        const home = mkdtempSync(path.join(os.tmpdir(), "aas-demo-tty-"));
+        const merged = { ...process.env, HOME: home, OPENAI_API_KEY: "", ...NO_COLOUR_ENV, TERM: "xterm-256color", ...env };
+        const pty = spawn(process.execPath, [CLI_PATH, "demo"], {
+          cols: 200,
+          rows: 50,
+          env: Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+        });
+        let output = "";
+        pty.onData((data) => (output += data));
+        pty.onExit(({ exitCode }) => {
+          rmSync(home, { recursive: true, force: true });
+          resolve({ code: exitCode, output });
+        });
+      });
+    const coloured = await onTerminal({});
+    expect(coloured.code).toBe(0);
+    expect(coloured.output).toContain("\x1b[2m  tokens: ");
+    const plain = await onTerminal({ NO_COLOR: "1" });
+    expect(plain.code).toBe(0);
+    expect(plain.output).toContain("turn completed");
+    expect(plain.output).not.toContain("\x1b[");
+  }, 45_000);
 
   it("writes TypeScript declarations with generate-ts that type-check real messages", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "aas-ts-"));
