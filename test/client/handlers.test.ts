@@ -114,7 +114,7 @@ describe("server request handlers against a fake server", () => {
     expect(await server.received((m) => m.id === 101)).toEqual({ id: 101, result: { decision: "decline" } });
     expect(await server.received((m) => m.id === 102)).toEqual({ id: 102, result: { decision: "decline" } });
 
-    client.onCommandApproval(async () => "acceptForSession");
+    client.onCommandApproval(async () => "acceptForSession" as const);
     client.onFileChangeApproval(() => "accept");
     server.send({ id: 103, method: "item/commandExecution/requestApproval", params: base }, { id: 104, method: "item/fileChange/requestApproval", params: base });
     expect(await server.received((m) => m.id === 103)).toEqual({ id: 103, result: { decision: "acceptForSession" } });

@@ -116,7 +116,7 @@ describe("event order relative to server request handlers", () => {
     cleanup(() => client.close());
     const { thread } = await client.startThread({ cwd: tempDir() });
     const consumed: ServerEvent[] = [];
-    let before: Array<Record<string, unknown>> | null = null;
+    let before = null as Array<Record<string, unknown>> | null;
     let earlier = 0;
     client.onCommandApproval((params) => {
       const index = wire.findIndex((message) => message.params === params);
