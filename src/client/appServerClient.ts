@@ -190,6 +190,8 @@ export interface SpawnOptions extends AppServerClientOptions {
    * {@link ConnectionClosedError} of an unexpected exit.
    */
   readonly stderr?: StderrTarget | undefined;
+  /** How long `close()` waits for the exit after closing stdin, before SIGTERM (then SIGKILL 2 s later). Default 3000 ms. */
+  readonly closeTimeoutMs?: number | undefined;
 }
 
 /** Options of {@link AppServerClient.connect}. */
@@ -348,6 +350,116 @@ export class TurnEvents implements AsyncIterableIterator<ServerEvent> {
   }
 }
 
+/**
+ * The notifications (those `accept` takes) from the moment of subscribing, queued until read:
+ * `for await (const event of subscription)` (ends when the connection ends or on `close()`), or
+ * `await subscription.nextEvent({ timeoutMs, signal })`. Close it when done.
+ */
+export class EventSubscription implements AsyncIterableIterator<ServerEvent> {
+  private readonly queue: ServerEvent[] = [];
+  private readonly wakers = new Set<() => void>();
+  private ended: Error | null = null;
+  private closed = false;
+
+  /** @internal Made by {@link AppServerClient.subscribe}. */
+  constructor(
+    private readonly accept: (event: ServerEvent) => boolean,
+    private readonly detach: (subscription: EventSubscription) => void,
+    private readonly defaultTimeoutMs: number | null,
+  ) {}
+
+  /** @internal */
+  offer(event: ServerEvent): void {
+    if (this.closed || !this.accept(event)) return;
+    this.queue.push(event);
+    this.wake();
+  }
+
+  /** @internal */
+  end(error: Error): void {
+    this.ended ??= error;
+    this.wake();
+  }
+
+  /** The next event; `done` once the connection has ended (or the subscription is closed) and the queue is empty. */
+  async next(): Promise<IteratorResult<ServerEvent, undefined>> {
+    try {
+      return { value: await this.take(null), done: false };
+    } catch (error) {
+      if (error === this.ended || error === CLOSED) return { value: undefined, done: true };
+      throw error;
+    }
+  }
+
+  /**
+   * The next event. Rejects with {@link RequestTimeoutError} after `timeoutMs` (default the
+   * client's `requestTimeoutMs`), {@link AbortedError} on `signal`, and the connection's error once
+   * it has ended (or a {@link ClientError} once closed) with nothing left queued.
+   */
+  nextEvent(options: RequestOptions = {}): Promise<ServerEvent> {
+    return this.take(options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs, options.signal);
+  }
+
+  private async take(timeoutMs: number | null, signal?: AbortSignal): Promise<ServerEvent> {
+    if (signal?.aborted) throw new AbortedError("the wait for a notification was aborted", signal.reason);
+    const started = Date.now();
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) return event;
+      if (this.closed) throw CLOSED;
+      if (this.ended) throw this.ended;
+      await new Promise<void>((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined;
+        const done = (): void => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          this.wakers.delete(wake);
+        };
+        const wake = (): void => {
+          done();
+          resolve();
+        };
+        const onAbort = (): void => {
+          done();
+          reject(new AbortedError("the wait for a notification was aborted", signal!.reason));
+        };
+        this.wakers.add(wake);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
+          timer = setTimeout(() => {
+            done();
+            reject(new RequestTimeoutError(`no notification arrived within ${timeoutMs} ms`, "subscription", timeoutMs));
+          }, Math.max(0, started + timeoutMs - Date.now()));
+        }
+      });
+    }
+  }
+
+  /** Stops queueing (what is queued can still be read). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.detach(this);
+    this.wake();
+  }
+
+  async return(): Promise<IteratorResult<ServerEvent, undefined>> {
+    this.close();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private wake(): void {
+    for (const wake of [...this.wakers]) wake();
+  }
+}
+
+/** What a closed subscription's waits end with. */
+const CLOSED = new ClientError("the subscription is closed");
+
 // ---------------------------------------------------------------------------------------- client
 
 /**
@@ -376,6 +488,7 @@ export class AppServerClient {
   /** Server requests being handled, by id: aborted when the server resolves them or the connection ends. */
   private readonly handling = new Map<string | number, AbortController>();
   private readonly turnQueues = new Set<TurnQueue>();
+  private readonly subscriptions = new Set<EventSubscription>();
   private readonly endWaiters = new Set<(error: Error) => void>();
   private ended: ConnectionClosedError | null = null;
   private closing = false;
@@ -401,7 +514,12 @@ export class AppServerClient {
   /** Spawns `agent-app-server app-server` (or `command`) and initializes. */
   static async spawn(options: SpawnOptions = {}): Promise<AppServerClient> {
     const command = options.command ?? [process.execPath, CLI, "app-server", ...(options.args ?? [])];
-    const transport = spawnTransport(command, { cwd: options.cwd, env: options.env ?? process.env, stderr: options.stderr });
+    const transport = spawnTransport(command, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stderr: options.stderr,
+      closeTimeoutMs: options.closeTimeoutMs,
+    });
     return AppServerClient.start(transport, options);
   }
 
@@ -599,6 +717,19 @@ export class AppServerClient {
         }, timeoutMs);
       }
     });
+  }
+
+  /**
+   * Queues the notifications of `methods` (one, several, or all when omitted) that `predicate`
+   * accepts, from now on, until the subscription is closed: subscribe before doing what causes them.
+   */
+  subscribe(filter: { methods?: ServerNotificationMethod | readonly ServerNotificationMethod[]; predicate?: (event: ServerEvent) => boolean } = {}): EventSubscription {
+    const methods = filter.methods === undefined ? null : new Set(typeof filter.methods === "string" ? [filter.methods] : filter.methods);
+    const accept = (event: ServerEvent): boolean => (methods === null || methods.has(event.method)) && (filter.predicate?.(event) ?? true);
+    const subscription = new EventSubscription(accept, (sub) => this.subscriptions.delete(sub), this.requestTimeoutMs);
+    if (this.ended) subscription.end(this.ended);
+    else this.subscriptions.add(subscription);
+    return subscription;
   }
 
   // ------------------------------------------------------------------------------ server requests
@@ -841,6 +972,13 @@ export class AppServerClient {
       const controller = this.handling.get(event.params.requestId);
       controller?.abort(new ClientError(`the server resolved request ${event.params.requestId}`));
     }
+    for (const subscription of this.subscriptions) {
+      try {
+        subscription.offer(event);
+      } catch (error) {
+        report(error);
+      }
+    }
     for (const queue of this.turnQueues) queue.offer(event);
   }
 
@@ -889,6 +1027,8 @@ export class AppServerClient {
     this.pending.clear();
     this.late.clear();
     for (const queue of this.turnQueues) queue.end(error);
+    for (const subscription of this.subscriptions) subscription.end(error);
+    this.subscriptions.clear();
     for (const controller of this.handling.values()) controller.abort(error);
     for (const wake of [...this.endWaiters]) wake(error);
   }

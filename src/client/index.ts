@@ -4,6 +4,7 @@ export {
   AppServerError,
   ClientError,
   ConnectionClosedError,
+  EventSubscription,
   RequestTimeoutError,
   TurnEvents,
   TurnTimeoutError,

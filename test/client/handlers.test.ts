@@ -171,7 +171,7 @@ describe("server request handlers against a fake server", () => {
 describe("the client's API surface", () => {
   it("exposes the Python client's capabilities under TypeScript names", () => {
     const methods = Object.getOwnPropertyNames(AppServerClient.prototype);
-    for (const name of ["request", "notify", "on", "onAny", "waitFor", "onRequest", "setRequestHandler", "onCommandApproval", "onFileChangeApproval", "onToolCall", "onUserInput", "startThread", "resumeThread", "interruptTurn", "runTurn", "initialize", "close"]) {
+    for (const name of ["request", "notify", "on", "onAny", "waitFor", "subscribe", "onRequest", "setRequestHandler", "onCommandApproval", "onFileChangeApproval", "onToolCall", "onUserInput", "startThread", "resumeThread", "interruptTurn", "runTurn", "initialize", "close"]) {
       expect(methods, name).toContain(name);
     }
     expect(typeof AppServerClient.collectText).toBe("function");

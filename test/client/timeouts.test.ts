@@ -63,6 +63,22 @@ describe("request timeouts and abort signals", () => {
     await expect(server.client.waitFor("warning", undefined, { timeoutMs: 20 })).rejects.toMatchObject({ name: "RequestTimeoutError", method: "warning" });
     await expect(server.client.waitFor("warning", undefined, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortedError);
   });
+  it("subscribe queues notifications from now on; nextEvent times out without losing later ones; iteration ends with the connection", async () => {
+    const server = await holdingServer();
+    const subscription = server.client.subscribe({ methods: "warning" });
+    await expect(subscription.nextEvent({ timeoutMs: 20 })).rejects.toBeInstanceOf(RequestTimeoutError);
+    server.send(
+      { method: "warning", params: { message: "a" } },
+      { method: "configWarning", params: { summary: "not subscribed" } },
+      { method: "warning", params: { message: "b" } },
+    );
+    expect(await subscription.nextEvent({ timeoutMs: 5_000 })).toEqual({ method: "warning", params: { message: "a" } });
+    server.end();
+    const rest: string[] = [];
+    for await (const event of subscription) if (event.method === "warning") rest.push(event.params.message);
+    expect(rest).toEqual(["b"]);
+    await expect(subscription.nextEvent()).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
 });
 
 describe("turn timeouts and abort signals (fake server)", () => {
