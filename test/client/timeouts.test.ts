@@ -136,35 +136,37 @@ describe("turn timeouts and abort signals (real server)", () => {
     const timeout = failure as TurnTimeoutError;
     expect(timeout.turn?.status).toBe("interrupted");
     expect(timeout.turnId).toBe(timeout.turn?.id);
-    expect(seen).toContain("turn/started");
     expect(seen).not.toContain("turn/completed");
     // The thread is usable again: the next turn runs.
     mock.push({ items: [{ type: "message", text: "back" }] });
     expect(await client.runTurn(thread.id, "Again.", {}, { timeoutMs: 15_000 }).text()).toBe("back");
   });
 
-  it("a turn waiting on an approval nobody answers times out; the handler's signal reports the withdrawal", async () => {
+  it("aborting a turn that waits on an approval: the turn is interrupted and the handler's signal reports the withdrawal", async () => {
     const mock = await mockWith([
       { items: [{ type: "exec", cmd: "echo approved", callId: "call_1", sandbox_permissions: "require_escalated", justification: "why" }] },
     ]);
     const client = await spawnWithMock(mock, { extraArgs: ["-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`] });
+    const controller = new AbortController();
     const withdrawn = deferred();
     client.onCommandApproval(
       (_params, { signal }) =>
-        new Promise((resolve) =>
+        new Promise((resolve) => {
           signal.addEventListener("abort", () => {
             withdrawn.resolve();
             resolve("decline");
-          }),
-        ),
+          });
+          // Nobody answers: the user gives up on the turn instead.
+          controller.abort("user gave up");
+        }),
     );
     const { thread } = await client.startThread({ cwd: tempDir() });
     const failure = await client
-      .runTurn(thread.id, "Run it.", {}, { timeoutMs: 500 })
+      .runTurn(thread.id, "Run it.", {}, { signal: controller.signal, timeoutMs: 15_000 })
       .text()
       .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(TurnTimeoutError);
-    expect((failure as TurnTimeoutError).turn?.status).toBe("interrupted");
+    expect(failure).toBeInstanceOf(AbortedError);
+    expect(failure).toMatchObject({ reason: "user gave up", turn: { status: "interrupted" } });
     await within(withdrawn.promise, "the approval's withdrawal");
   });
 
