@@ -71,6 +71,7 @@ export async function runDemo(live: boolean): Promise<number> {
     command: [process.execPath, CLI, ...args],
     cwd: workspace,
     env,
+    stderr: "inherit", // the server's warnings (LOG_LEVEL=warn) belong in the demo's output
     clientInfo: { name: "demo", title: "agent-app-server demo", version: "1.0.0" },
   });
   client.onCommandApproval((request) => {
