@@ -7,6 +7,7 @@ import type { Logger } from "../../runtime/logger.js";
 import { SERVER_VERSION } from "../../runtime/version.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "../exec/commandMarker.js";
 import { storedOAuthProvider, type McpCredentialStore } from "./mcpCredentials.js";
+import { loadMcpSdk } from "./mcpSdk.js";
 
 /** A tool as its server listed it. */
 export type McpToolDefinition = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
@@ -66,10 +67,14 @@ const STDERR_TAIL_LINES = 5;
 
 /**
  * Starts MCP server `name` (a stdio command, or a streamable HTTP endpoint), initializes it and
- * lists its tools; throws {@link McpStartupError} saying what went wrong. The SDK loads on first use.
+ * lists its tools; throws {@link McpStartupError} saying what went wrong (the SDK not installed
+ * included: it is an optional peer dependency). The SDK loads on first use.
  */
 export async function connectMcpServer(name: string, config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
-  const [{ Client }, { ErrorCode }] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+  const [{ Client }, { ErrorCode }] = await loadMcpSdk(
+    () => Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
+    (message) => new McpStartupError(message),
+  );
   const stderrTail: string[] = [];
   const { transport, pid, marker } = await openTransport(name, config, options, stderrTail);
   const client = new Client({ name: "agent-app-server", version: SERVER_VERSION });

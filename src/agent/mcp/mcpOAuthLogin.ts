@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { oauthClientMetadata, type McpCredentialStore } from "./mcpCredentials.js";
+import { loadMcpSdk } from "./mcpSdk.js";
 
 /** What to log in to, and how long to wait for the browser. */
 export interface OAuthLoginRequest {
@@ -35,12 +36,12 @@ export interface OAuthLogin {
   cancel(reason: string): void;
 }
 
-/** Why a login could not start (the server has no OAuth, its metadata is broken, the port is taken). */
+/** Why a login could not start (the server has no OAuth, its metadata is broken, the port is taken, the MCP SDK is not installed). */
 export class OAuthLoginError extends Error {}
 
 /** Starts a login: resolves once the authorization URL is known. */
 export async function startOAuthLogin(request: OAuthLoginRequest): Promise<OAuthLogin> {
-  const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
+  const { auth } = await loadMcpSdk(() => import("@modelcontextprotocol/sdk/client/auth.js"), (message) => new OAuthLoginError(message));
   const callback = createServer();
   await listen(callback, request.callbackPort);
   const redirectUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;

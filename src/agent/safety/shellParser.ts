@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
+import { PACKAGE_ROOT } from "../../runtime/version.js";
 
 /** One word of a simple command as bash would pass it, when that can be known without running anything. */
 export interface ShellWord {
@@ -49,13 +52,22 @@ function bashParser(): Promise<Parser> {
   parserPromise ??= (async () => {
     const { Parser, Language } = await import("web-tree-sitter");
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await Language.load(grammarFile());
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
   })();
   return parserPromise;
+}
+
+/**
+ * tree-sitter-bash's WebAssembly grammar, as the build copies it into dist/vendor/
+ * (scripts/vendor-grammar.mjs: the grammar package is a dev dependency); in a checkout not built
+ * yet (tests run from src/), the dev dependency's own copy.
+ */
+function grammarFile(): string {
+  const vendored = path.join(PACKAGE_ROOT, "dist", "vendor", "tree-sitter-bash.wasm");
+  return existsSync(vendored) ? vendored : createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
 }
 
 /** Parses a bash script with tree-sitter-bash; see {@link ParsedScript}. */
