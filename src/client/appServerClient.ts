@@ -1,16 +1,18 @@
 import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import type { Readable, Writable } from "node:stream";
+// The generated wire types, not the zod schemas: the client's declarations stay plain TypeScript.
 import type {
-  ClientRequestInput,
   ClientRequestMethod,
+  ClientRequestParams,
   ClientRequestResult,
+  ServerNotification,
   ServerNotificationMethod,
   ServerNotificationParams,
   ServerRequestParams,
   ServerRequestResult,
-} from "../protocol/methods.js";
-import type { UserInput } from "../protocol/userInput.js";
+  UserInput,
+} from "../protocol/types.js";
 import { spawnTransport, streamTransport, webSocketTransport, type ClientTransport } from "./clientTransport.js";
 
 /** A JSON-RPC error the server answered with, as an exception carrying its code. */
@@ -32,10 +34,8 @@ export interface ClientInfo {
   readonly version: string;
 }
 
-/** A notification as the client receives it. */
-export type ServerEvent = {
-  [M in ServerNotificationMethod]: { readonly method: M; readonly params: ServerNotificationParams<M> };
-}[ServerNotificationMethod];
+/** A notification as the client receives it, narrowed by `method`. */
+export type ServerEvent = ServerNotification;
 
 type CommandApprovalHandler = (
   params: ServerRequestParams<"item/commandExecution/requestApproval">,
@@ -115,7 +115,7 @@ export class AppServerClient {
   }
 
   /** Sends a request and resolves with its typed result; an error answer rejects with {@link AppServerError}. */
-  request<M extends ClientRequestMethod>(method: M, params: ClientRequestInput<M>): Promise<ClientRequestResult<M>> {
+  request<M extends ClientRequestMethod>(method: M, params: ClientRequestParams<M>): Promise<ClientRequestResult<M>> {
     if (this.closedReason) return Promise.reject(new AppServerError(this.closedReason, -32000));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -159,7 +159,7 @@ export class AppServerClient {
   }
 
   /** Starts a thread. */
-  startThread(params: ClientRequestInput<"thread/start"> = {}): Promise<ClientRequestResult<"thread/start">> {
+  startThread(params: ClientRequestParams<"thread/start"> = {}): Promise<ClientRequestResult<"thread/start">> {
     return this.request("thread/start", params);
   }
 
@@ -170,7 +170,7 @@ export class AppServerClient {
   async *runTurn(
     threadId: string,
     input: string | UserInput[],
-    overrides: Omit<ClientRequestInput<"turn/start">, "threadId" | "input"> = {},
+    overrides: Omit<ClientRequestParams<"turn/start">, "threadId" | "input"> = {},
   ): AsyncGenerator<ServerEvent> {
     const queue: ServerEvent[] = [];
     let wake: (() => void) | null = null;
