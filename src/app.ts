@@ -7,8 +7,7 @@ import path from "node:path";
 import { builtInTools, hostOf, LoginShell, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
-import type { Config } from "./config/schema.js";
-import type { ConfigWarningNotification } from "./protocol/notifications.js";
+import type { AppServerOptions } from "./embedding.js";
 import { Activity } from "./runtime/activity.js";
 import { systemClock, type Clock } from "./runtime/clock.js";
 import { uuidV7Source, type IdSource } from "./runtime/ids.js";
@@ -24,40 +23,19 @@ import { AttachmentStore } from "./threads/attachmentStore.js";
 import { ImportHistoryStore } from "./config/externalAgent/importHistory.js";
 import { ThreadStore } from "./threads/threadStore.js";
 
-/** How to build an {@link AppServer}. */
-export interface AppServerOptions {
-  /** The home directory (config, sessions); must exist. */
-  readonly home: string;
-  readonly config: Config;
+/**
+ * How to build an {@link AppServer}: the embedder's options (src/embedding.ts) plus the parts the
+ * command line and tests supply themselves.
+ */
+export interface BuildOptions extends AppServerOptions {
   /** The config as it changes with `config/*` writes (default: `config` over `<home>/config.toml`, which writes edit). */
   readonly configStore?: ConfigStore;
-  /** Problems in the config that did not stop the server; each client is told after `initialize`. */
-  readonly configWarnings?: readonly ConfigWarningNotification[];
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  readonly ids?: IdSource;
-  /** Directory that relative thread `cwd`s resolve against (default: the process cwd). */
-  readonly cwd?: string;
-  /** Longest accepted input line in bytes (default: config `max_message_bytes`, else 64 MiB). */
-  readonly maxLineBytes?: number;
-  /**
-   * Requests one connection may have admitted and unanswered before -32001 (default: config
-   * `max_pending_requests_per_connection`, else 128). Over all connections together the bound is
-   * config `max_pending_requests_total` (default 1024).
-   */
-  readonly maxPendingRequests?: number;
-  /** Write `"jsonrpc": "2.0"` on outgoing messages (Codex does not). */
-  readonly includeJsonrpc?: boolean;
-  /** Environment turns read API keys and provider URLs from (default: the process environment). */
-  readonly env?: NodeJS.ProcessEnv;
   /** Tools offered to the model (default: the built-in tools). */
   readonly tools?: readonly Tool[];
-  /** Append every message of every connection to JSONL files in this directory (secrets redacted). */
-  readonly sessionLogDir?: string;
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
-export function buildAppServer(options: AppServerOptions): AppServer {
+export function buildAppServer(options: BuildOptions): AppServer {
   const { home, logger } = options;
   const host = hostOf(options);
   const clock = options.clock ?? systemClock;

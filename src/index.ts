@@ -1,18 +1,24 @@
 import { mkdir } from "node:fs/promises";
 import type { Config } from "./config/schema.js";
 import { createLogger, type Logger } from "./runtime/logger.js";
-import { buildAppServer, type AppServerOptions } from "./app.js";
-import type { AppServer } from "./server/appServer.js";
+import { buildAppServer as build } from "./app.js";
+import type { AppServer, AppServerOptions } from "./embedding.js";
 
-export { buildAppServer, type AppServerOptions } from "./app.js";
-export type { AppServer } from "./server/appServer.js";
+// Declared through src/embedding.ts's interfaces, not the AppServer class and the composition
+// root's options: a consumer's type-check then loads these few declarations, not the server's.
+export type { AppServer, AppServerConnection, AppServerOptions } from "./embedding.js";
 export type { Config } from "./config/schema.js";
+
+/** Builds a server from its options; call `init()` on it before connecting clients. */
+export function buildAppServer(options: AppServerOptions): AppServer {
+  return build(options);
+}
 
 /** Options of {@link createAppServer}: a home directory and a config (Codex's keys), the rest optional. */
 export type CreateAppServerOptions = Omit<AppServerOptions, "config" | "logger"> & {
-  readonly config?: Config;
+  readonly config?: Config | undefined;
   /** Logs (default: pino JSON lines on stderr at `LOG_LEVEL`). */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 };
 
 /**
@@ -22,7 +28,7 @@ export type CreateAppServerOptions = Omit<AppServerOptions, "config" | "logger">
  */
 export async function createAppServer(options: CreateAppServerOptions): Promise<AppServer> {
   await mkdir(options.home, { recursive: true });
-  const server = buildAppServer({ ...options, config: options.config ?? {}, logger: options.logger ?? createLogger() });
+  const server = build({ ...options, config: options.config ?? {}, logger: options.logger ?? createLogger() });
   await server.init();
   return server;
 }

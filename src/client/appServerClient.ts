@@ -1,18 +1,23 @@
 import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import type { Readable, Writable } from "node:stream";
+// The generated wire types, not the zod schemas: the client's declarations stay plain TypeScript.
 import type {
-  ClientRequestInput,
   ClientRequestMethod,
+  ClientRequestParams,
   ClientRequestResult,
+  ServerNotification,
   ServerNotificationMethod,
   ServerNotificationParams,
   ServerRequestMethod,
   ServerRequestParams,
   ServerRequestResult,
-} from "../protocol/methods.js";
-import type { UserInput } from "../protocol/userInput.js";
+  UserInput,
+} from "../protocol/types.js";
 import { spawnTransport, streamTransport, webSocketTransport, type ClientTransport, type StderrTarget } from "./clientTransport.js";
+
+/** What a request of `method` takes: the generated wire type of its params. */
+type ClientRequestInput<M extends ClientRequestMethod> = ClientRequestParams<M>;
 
 // ---------------------------------------------------------------------------------------- errors
 
@@ -98,10 +103,8 @@ export interface ClientInfo {
   readonly version: string;
 }
 
-/** A notification as the client receives it. */
-export type ServerEvent = {
-  [M in ServerNotificationMethod]: { readonly method: M; readonly params: ServerNotificationParams<M> };
-}[ServerNotificationMethod];
+/** A notification as the client receives it, narrowed by `method`. */
+export type ServerEvent = ServerNotification;
 
 /** A turn as `turn/start` and `turn/completed` carry it. */
 export type Turn = ServerNotificationParams<"turn/completed">["turn"];

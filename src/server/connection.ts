@@ -45,9 +45,9 @@ export interface ConnectionHost {
   readonly dispatcher: RequestDispatch;
   readonly serverRequests: ServerRequestBroker<ClientConnection>;
   /** Where every message goes when the audit log is on. */
-  readonly audit?: SessionAudit;
+  readonly audit?: SessionAudit | undefined;
   /** The secret values to mask wherever messages are logged, as they stand now. */
-  readonly secrets?: () => KnownSecrets;
+  readonly secrets?: (() => KnownSecrets) | undefined;
 }
 
 let nextConnectionNumber = 0;
