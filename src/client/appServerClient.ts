@@ -1,208 +1,68 @@
-import { fileURLToPath } from "node:url";
-import { PassThrough } from "node:stream";
-import type { Readable, Writable } from "node:stream";
+import {
+  fileURLToPath,
+} from "node:url";
+import {
+  PassThrough,
+} from "node:stream";
+
 // The generated wire types, not the zod schemas: the client's declarations stay plain TypeScript.
 import type {
   ClientRequestMethod,
   ClientRequestParams,
   ClientRequestResult,
-  ServerNotification,
   ServerNotificationMethod,
   ServerNotificationParams,
   ServerRequestMethod,
   ServerRequestParams,
-  ServerRequestResult,
   UserInput,
 } from "../protocol/types.js";
-import { spawnTransport, streamTransport, webSocketTransport, type ClientTransport, type StderrTarget } from "./clientTransport.js";
+import {
+  spawnTransport,
+  streamTransport,
+  webSocketTransport,
+  type ClientTransport,
+} from "./clientTransport.js";
 
 /** What a request of `method` takes: the generated wire type of its params. */
 type ClientRequestInput<M extends ClientRequestMethod> = ClientRequestParams<M>;
+import {
+  AbortedError,
+  AppServerError,
+  ClientError,
+  ConnectionClosedError,
+  INTERNAL_ERROR,
+  METHOD_NOT_FOUND,
+  RequestTimeoutError,
+  TurnTimeoutError,
+} from "./clientErrors.js";
+import type {
+  AppServerClientOptions,
+  ClientInfo,
+  CommandApprovalHandler,
+  ConnectOptions,
+  FileChangeApprovalHandler,
+  RequestOptions,
+  ServerEvent,
+  ServerRequestHandler,
+  SpawnOptions,
+  StreamServer,
+  ToolCallHandler,
+  Turn,
+  TurnOptions,
+  UntypedRequestHandler,
+  UserInputHandler,
+} from "./clientTypes.js";
+import {
+  collectText,
+  EventSubscription,
+  TurnEvents,
+  TurnQueue,
+  type Stop,
+} from "./turnEvents.js";
 
-// ---------------------------------------------------------------------------------------- errors
-
-/** Base class of every error the client raises on purpose. */
-export class ClientError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
-
-/** A JSON-RPC error the server answered with, as an exception carrying its code. */
-export class AppServerError extends ClientError {
-  constructor(
-    message: string,
-    readonly code: number,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** The connection ended (the server exited or the client closed) before an answer came (code -32000). */
-export class ConnectionClosedError extends AppServerError {
-  constructor(message: string) {
-    super(message, CONNECTION_CLOSED);
-  }
-}
-
-/** No answer (or event) came within its timeout. The server is not told; its work goes on. */
-export class RequestTimeoutError extends ClientError {
-  constructor(
-    message: string,
-    /** The request's method, or the notification waited for. */
-    readonly method: string,
-    readonly timeoutMs: number,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A turn ran past its timeout: the client sent `turn/interrupt` and waited for `turn/completed`.
- * `turn` is the turn as it ended (status `interrupted`, usually), or null when the turn had not
- * started (`turnId` null) or the server did not confirm the end in time.
- */
-export class TurnTimeoutError extends RequestTimeoutError {
-  constructor(
-    readonly threadId: string,
-    readonly turnId: string | null,
-    timeoutMs: number,
-    readonly turn: Turn | null,
-  ) {
-    super(`turn ${turnId ?? "(not started)"} of thread ${threadId} did not complete within ${timeoutMs} ms; it was interrupted`, "turn/start", timeoutMs);
-  }
-}
-
-/**
- * The caller's `AbortSignal` fired: the wait stopped (a request's answer is then ignored; a turn
- * is interrupted first, and `turn` is the turn as it ended, or null). `reason` is the signal's.
- */
-export class AbortedError extends ClientError {
-  constructor(
-    message: string,
-    readonly reason: unknown,
-    readonly turn: Turn | null = null,
-  ) {
-    super(message, { cause: reason });
-    this.name = "AbortError";
-  }
-}
-
-const CONNECTION_CLOSED = -32000;
-const METHOD_NOT_FOUND = -32601;
-const INTERNAL_ERROR = -32603;
-
-// ---------------------------------------------------------------------------------------- types
-
-/** Who the client says it is in `initialize`. */
-export interface ClientInfo {
-  readonly name: string;
-  readonly title?: string;
-  readonly version: string;
-}
-
-/** A notification as the client receives it, narrowed by `method`. */
-export type ServerEvent = ServerNotification;
-
-/** A turn as `turn/start` and `turn/completed` carry it. */
-export type Turn = ServerNotificationParams<"turn/completed">["turn"];
-
-/** Limits of one wait: `timeoutMs` (null: none; default the client's) and a caller's `signal`. */
-export interface RequestOptions {
-  readonly timeoutMs?: number | null | undefined;
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** Limits of one `runTurn`: `timeoutMs` bounds the whole turn (default the client's `turnTimeoutMs`). */
-export type TurnOptions = RequestOptions;
-
-/** What a server request's handler gets besides its params. */
-export interface ServerRequestContext {
-  /** The request's JSON-RPC id. */
-  readonly id: string | number;
-  readonly method: string;
-  /**
-   * Aborted when the answer is no longer wanted: the server sent `serverRequest/resolved` for it
-   * (another client answered, or the turn ended and the request was withdrawn), or the connection ended.
-   */
-  readonly signal: AbortSignal;
-}
-
-/** Answers server request `M` (a thrown error answers -32603 with its message). */
-export type ServerRequestHandler<M extends ServerRequestMethod> = (
-  params: ServerRequestParams<M>,
-  context: ServerRequestContext,
-) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>;
-
-/** Answers a server request of a method this protocol version does not type (a Codex extension). */
-export type UntypedRequestHandler = (params: unknown, context: ServerRequestContext) => unknown;
-
-type Awaitable<T> = T | Promise<T>;
-export type CommandApprovalDecision = ServerRequestResult<"item/commandExecution/requestApproval">["decision"];
-export type FileChangeApprovalDecision = ServerRequestResult<"item/fileChange/requestApproval">["decision"];
-export type CommandApprovalHandler = (
-  params: ServerRequestParams<"item/commandExecution/requestApproval">,
-  context: ServerRequestContext,
-) => Awaitable<CommandApprovalDecision>;
-export type FileChangeApprovalHandler = (
-  params: ServerRequestParams<"item/fileChange/requestApproval">,
-  context: ServerRequestContext,
-) => Awaitable<FileChangeApprovalDecision>;
-/** Runs a dynamic tool: its result, or a string (a successful text result); a thrown error fails the call with its message. */
-export type ToolCallHandler = (
-  params: ServerRequestParams<"item/tool/call">,
-  context: ServerRequestContext,
-) => Awaitable<ServerRequestResult<"item/tool/call"> | string>;
-export type UserInputHandler = ServerRequestHandler<"item/tool/requestUserInput">;
-
-/** Something an in-process server offers: serving one client over a pair of streams. */
-export interface StreamServer {
-  connect(input: Readable, output: Writable): unknown;
-}
-
-/** Options every way of making a client takes. */
-export interface AppServerClientOptions {
-  /** Who the client says it is; null sends no `initialize` (call {@link AppServerClient.initialize} yourself). */
-  readonly clientInfo?: ClientInfo | null | undefined;
-  /** `initialize.capabilities` (`{ experimentalApi: true }` for dynamic tools, …). */
-  readonly capabilities?: ClientRequestInput<"initialize">["capabilities"];
-  /** Default bound on each request's answer, in ms (null: none). Default 60 000. */
-  readonly requestTimeoutMs?: number | null | undefined;
-  /** Default bound on a whole `runTurn`, in ms (null: none), after which the turn is interrupted. Default null. */
-  readonly turnTimeoutMs?: number | null | undefined;
-  /** After a turn's timeout or abort: how long to wait for `turn/interrupt`'s answer and `turn/completed`. Default 10 000. */
-  readonly interruptTimeoutMs?: number | undefined;
-  /** Incoming text that is not a JSON message (default: a process warning). */
-  readonly onProtocolError?: ((text: string) => void) | undefined;
-}
-
-/** Options of {@link AppServerClient.spawn}. */
-export interface SpawnOptions extends AppServerClientOptions {
-  /** The whole command (default `node <this package>/dist/cli.js app-server`). */
-  readonly command?: readonly string[] | undefined;
-  /** Arguments appended to the default command (ignored with `command`). */
-  readonly args?: readonly string[] | undefined;
-  readonly cwd?: string | undefined;
-  /** The server's environment (default ours). */
-  readonly env?: NodeJS.ProcessEnv | undefined;
-  /**
-   * Where the server's stderr (its log) goes: `"ignore"` (default), `"inherit"`, or a function
-   * called with each line. Except when inherited, its last lines are quoted in the
-   * {@link ConnectionClosedError} of an unexpected exit.
-   */
-  readonly stderr?: StderrTarget | undefined;
-  /** How long `close()` waits for the exit after closing stdin, before SIGTERM (then SIGKILL 2 s later). Default 3000 ms. */
-  readonly closeTimeoutMs?: number | undefined;
-}
-
-/** Options of {@link AppServerClient.connect}. */
-export interface ConnectOptions extends AppServerClientOptions {
-  /** Sent as `Authorization: Bearer <token>`. */
-  readonly token?: string | undefined;
-  readonly headers?: Record<string, string> | undefined;
-}
+export * from "./clientErrors.js";
+export type * from "./clientTypes.js";
+export { EventSubscription, TurnEvents } from "./turnEvents.js";
 
 const DEFAULT_CLIENT: ClientInfo = { name: "agent_app_server_client", title: "agent-app-server client", version: "1.0.0" };
 const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
@@ -218,252 +78,6 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
-
-// ---------------------------------------------------------------------------------------- turn queues
-
-/** Why a turn is being stopped: its timeout, or the caller's abort. */
-type Stop = { readonly kind: "timeout" } | { readonly kind: "abort"; readonly reason: unknown };
-
-type QueueEntry = { readonly event: ServerEvent } | { readonly release: () => void };
-
-/**
- * The events of one running `runTurn`, queued until its consumer pulls them, with barriers for
- * server requests: a request of the turn's thread is handled only once the consumer has taken
- * every event queued before it and come back for more (see {@link AppServerClient.runTurn}).
- */
-class TurnQueue {
-  turnId: string | null = null;
-  ended: Error | null = null;
-  /** Whether server requests of this thread wait for this queue; false once the turn ended or was stopped. */
-  private gating = true;
-  /** Whether the turn's `turn/completed` has been queued (nothing more is). */
-  completed = false;
-  private entries: QueueEntry[] = [];
-  private waker: (() => void) | null = null;
-
-  constructor(readonly threadId: string) {}
-
-  /** Whether `event` is of this turn (an event naming no turn is of the thread's current one). */
-  belongs(event: ServerEvent): boolean {
-    const params = event.params as { threadId?: string; turnId?: string; turn?: { id: string } };
-    if (params.threadId !== this.threadId) return false;
-    const id = params.turnId ?? params.turn?.id;
-    return id === undefined || this.turnId === null || id === this.turnId;
-  }
-
-  offer(event: ServerEvent): void {
-    if (this.completed || this.ended || !this.belongs(event)) return;
-    this.entries.push({ event });
-    if (event.method === "turn/completed" && this.turnId !== null && event.params.turn.id === this.turnId) {
-      this.completed = true;
-      this.gating = false;
-    }
-    this.wake();
-  }
-
-  /** Queues a barrier for a server request; false (and nothing queued) when this queue gates nothing. */
-  addBarrier(release: () => void): boolean {
-    if (!this.gating || this.ended) return false;
-    this.entries.push({ release });
-    this.wake();
-    return true;
-  }
-
-  shift(): QueueEntry | undefined {
-    return this.entries.shift();
-  }
-
-  /** Stops gating server requests and lets those waiting on this queue go. */
-  stopGating(): void {
-    this.gating = false;
-    const barriers = this.entries.filter((entry): entry is { release: () => void } => "release" in entry);
-    this.entries = this.entries.filter((entry) => !("release" in entry));
-    for (const barrier of barriers) barrier.release();
-  }
-
-  end(error: Error): void {
-    this.ended ??= error;
-    this.stopGating();
-    this.wake();
-  }
-
-  close(): void {
-    this.stopGating();
-    this.entries = [];
-  }
-
-  wait(): Promise<void> {
-    return new Promise((resolve) => (this.waker = resolve));
-  }
-
-  wake(): void {
-    const waker = this.waker;
-    this.waker = null;
-    waker?.();
-  }
-}
-
-/**
- * The notifications of one turn, up to and including `turn/completed`: an async iterator
- * (`for await`), with the turn's id once started, the final turn once completed, `interrupt()` and
- * `text()`.
- */
-export class TurnEvents implements AsyncIterableIterator<ServerEvent> {
-  /** The turn's id, once `turn/start` has been answered. */
-  turnId: string | null = null;
-  /** The turn as it ended, once `turn/completed` has come. */
-  turn: Turn | null = null;
-  private readonly generator: AsyncGenerator<ServerEvent, void, undefined>;
-
-  /** @internal Made by {@link AppServerClient.runTurn}. */
-  constructor(
-    readonly threadId: string,
-    run: (self: TurnEvents) => AsyncGenerator<ServerEvent, void, undefined>,
-    private readonly interruptTurn: (threadId: string, turnId: string) => Promise<unknown>,
-  ) {
-    this.generator = run(this);
-  }
-
-  next(): Promise<IteratorResult<ServerEvent, void>> {
-    return this.generator.next();
-  }
-
-  /** Stops listening (as `break` does); the turn goes on in the server unless interrupted. */
-  return(): Promise<IteratorResult<ServerEvent, void>> {
-    return this.generator.return(undefined);
-  }
-
-  throw(error?: unknown): Promise<IteratorResult<ServerEvent, void>> {
-    return this.generator.throw(error);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  /** Sends `turn/interrupt` for this turn (once started); keep iterating to see it end `interrupted`. */
-  async interrupt(): Promise<void> {
-    if (this.turnId === null) throw new ClientError("the turn has not started yet (iterate first)");
-    await this.interruptTurn(this.threadId, this.turnId);
-  }
-
-  /** Runs the turn to its end and returns its agent text (see {@link AppServerClient.collectText}). */
-  text(): Promise<string> {
-    return AppServerClient.collectText(this);
-  }
-}
-
-/**
- * The notifications (those `accept` takes) from the moment of subscribing, queued until read:
- * `for await (const event of subscription)` (ends when the connection ends or on `close()`), or
- * `await subscription.nextEvent({ timeoutMs, signal })`. Close it when done.
- */
-export class EventSubscription implements AsyncIterableIterator<ServerEvent> {
-  private readonly queue: ServerEvent[] = [];
-  private readonly wakers = new Set<() => void>();
-  private ended: Error | null = null;
-  private closed = false;
-
-  /** @internal Made by {@link AppServerClient.subscribe}. */
-  constructor(
-    private readonly accept: (event: ServerEvent) => boolean,
-    private readonly detach: (subscription: EventSubscription) => void,
-    private readonly defaultTimeoutMs: number | null,
-  ) {}
-
-  /** @internal */
-  offer(event: ServerEvent): void {
-    if (this.closed || !this.accept(event)) return;
-    this.queue.push(event);
-    this.wake();
-  }
-
-  /** @internal */
-  end(error: Error): void {
-    this.ended ??= error;
-    this.wake();
-  }
-
-  /** The next event; `done` once the connection has ended (or the subscription is closed) and the queue is empty. */
-  async next(): Promise<IteratorResult<ServerEvent, undefined>> {
-    try {
-      return { value: await this.take(null), done: false };
-    } catch (error) {
-      if (error === this.ended || error === CLOSED) return { value: undefined, done: true };
-      throw error;
-    }
-  }
-
-  /**
-   * The next event. Rejects with {@link RequestTimeoutError} after `timeoutMs` (default the
-   * client's `requestTimeoutMs`), {@link AbortedError} on `signal`, and the connection's error once
-   * it has ended (or a {@link ClientError} once closed) with nothing left queued.
-   */
-  nextEvent(options: RequestOptions = {}): Promise<ServerEvent> {
-    return this.take(options.timeoutMs === undefined ? this.defaultTimeoutMs : options.timeoutMs, options.signal);
-  }
-
-  private async take(timeoutMs: number | null, signal?: AbortSignal): Promise<ServerEvent> {
-    if (signal?.aborted) throw new AbortedError("the wait for a notification was aborted", signal.reason);
-    const started = Date.now();
-    for (;;) {
-      const event = this.queue.shift();
-      if (event) return event;
-      if (this.closed) throw CLOSED;
-      if (this.ended) throw this.ended;
-      await new Promise<void>((resolve, reject) => {
-        let timer: NodeJS.Timeout | undefined;
-        const done = (): void => {
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
-          this.wakers.delete(wake);
-        };
-        const wake = (): void => {
-          done();
-          resolve();
-        };
-        const onAbort = (): void => {
-          done();
-          reject(new AbortedError("the wait for a notification was aborted", signal!.reason));
-        };
-        this.wakers.add(wake);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
-          timer = setTimeout(() => {
-            done();
-            reject(new RequestTimeoutError(`no notification arrived within ${timeoutMs} ms`, "subscription", timeoutMs));
-          }, Math.max(0, started + timeoutMs - Date.now()));
-        }
-      });
-    }
-  }
-
-  /** Stops queueing (what is queued can still be read). */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.detach(this);
-    this.wake();
-  }
-
-  async return(): Promise<IteratorResult<ServerEvent, undefined>> {
-    this.close();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  private wake(): void {
-    for (const wake of [...this.wakers]) wake();
-  }
-}
-
-/** What a closed subscription's waits end with. */
-const CLOSED = new ClientError("the subscription is closed");
-
-// ---------------------------------------------------------------------------------------- client
 
 /**
  * A typed client of the app-server protocol: spawns a server (or connects to `ws://` or an
@@ -913,12 +527,8 @@ export class AppServerClient {
   }
 
   /** The agent's text of a turn's events: every `agentMessage` item, in order, joined by blank lines. */
-  static async collectText(events: AsyncIterable<ServerEvent>): Promise<string> {
-    const texts: string[] = [];
-    for await (const event of events) {
-      if (event.method === "item/completed" && event.params.item.type === "agentMessage") texts.push(event.params.item.text);
-    }
-    return texts.join("\n\n");
+  static collectText(events: AsyncIterable<ServerEvent>): Promise<string> {
+    return collectText(events);
   }
 
   /** Closes the connection (a spawned server then exits); whatever waits rejects with {@link ConnectionClosedError}. Safe to repeat. */
