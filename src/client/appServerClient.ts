@@ -25,40 +25,11 @@ import {
 
 /** What a request of `method` takes: the generated wire type of its params. */
 type ClientRequestInput<M extends ClientRequestMethod> = ClientRequestParams<M>;
-import {
-  AbortedError,
-  AppServerError,
-  ClientError,
-  ConnectionClosedError,
-  INTERNAL_ERROR,
-  METHOD_NOT_FOUND,
-  RequestTimeoutError,
-  TurnTimeoutError,
-} from "./clientErrors.js";
-import type {
-  AppServerClientOptions,
-  ClientInfo,
-  CommandApprovalHandler,
-  ConnectOptions,
-  FileChangeApprovalHandler,
-  RequestOptions,
-  ServerEvent,
-  ServerRequestHandler,
-  SpawnOptions,
-  StreamServer,
-  ToolCallHandler,
-  Turn,
-  TurnOptions,
-  UntypedRequestHandler,
-  UserInputHandler,
-} from "./clientTypes.js";
-import {
-  collectText,
-  EventSubscription,
-  TurnEvents,
-  TurnQueue,
-  type Stop,
-} from "./turnEvents.js";
+import { AbortedError, AppServerError, ConnectionClosedError, INTERNAL_ERROR, RequestTimeoutError, TurnTimeoutError } from "./clientErrors.js";
+import type { AppServerClientOptions, ClientInfo, CommandApprovalHandler, ConnectOptions, FileChangeApprovalHandler, RequestOptions, ServerEvent, ServerRequestHandler, SpawnOptions, StreamServer, ToolCallHandler, TurnOptions, UntypedRequestHandler, UserInputHandler } from "./clientTypes.js";
+import { collectText, EventSubscription, TurnEvents, type TurnQueue } from "./turnEvents.js";
+import { turnRun, type TurnHost } from "./turnRun.js";
+import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, ServerRequests } from "./serverRequests.js";
 
 export * from "./clientErrors.js";
 export type * from "./clientTypes.js";
@@ -66,13 +37,6 @@ export { EventSubscription, TurnEvents } from "./turnEvents.js";
 
 const DEFAULT_CLIENT: ClientInfo = { name: "agent_app_server_client", title: "agent-app-server client", version: "1.0.0" };
 const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
-const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
-const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
-/** What a request nobody handles is answered with, when not -32601: approvals are declined. */
-const DEFAULT_ANSWERS: Record<string, unknown> = {
-  [COMMAND_APPROVAL]: { decision: "decline" },
-  [FILE_CHANGE_APPROVAL]: { decision: "decline" },
-};
 
 interface Pending {
   resolve(value: unknown): void;
@@ -101,10 +65,8 @@ export class AppServerClient {
   private readonly late = new Map<number, (result: unknown) => void>();
   private readonly listeners = new Map<string, Set<(params: never) => void>>();
   private readonly anyListeners = new Set<(event: ServerEvent) => void>();
-  private readonly requestHandlers = new Map<string, UntypedRequestHandler>();
-  /** Server requests being handled, by id: aborted when the server resolves them or the connection ends. */
-  private readonly handling = new Map<string | number, AbortController>();
   private readonly turnQueues = new Set<TurnQueue>();
+  private readonly serverRequests: ServerRequests;
   private readonly subscriptions = new Set<EventSubscription>();
   private readonly endWaiters = new Set<(error: Error) => void>();
   private ended: ConnectionClosedError | null = null;
@@ -123,6 +85,7 @@ export class AppServerClient {
     this.turnTimeoutMs = options.turnTimeoutMs ?? null;
     this.interruptTimeoutMs = options.interruptTimeoutMs ?? 10_000;
     if (options.onProtocolError) this.protocolError = options.onProtocolError;
+    this.serverRequests = new ServerRequests((message) => transport.send(message), () => this.ended, this.turnQueues);
     transport.onMessage((message) => this.receive(message));
     transport.onProtocolError((text) => this.protocolError(text));
     transport.onClose((reason) => this.end(new ConnectionClosedError(this.closing ? "the client closed the connection" : reason)));
@@ -360,28 +323,24 @@ export class AppServerClient {
   onRequest<M extends ServerRequestMethod>(method: M, handler: ServerRequestHandler<M>): () => void;
   onRequest(method: string, handler: UntypedRequestHandler): () => void;
   onRequest(method: string, handler: UntypedRequestHandler): () => void {
-    this.requestHandlers.set(method, handler);
-    return () => {
-      if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
-    };
+    return this.serverRequests.add(method, handler);
   }
 
   /** Sets (or, with null, removes) the handler of server requests of `method` (see {@link onRequest}). */
   setRequestHandler<M extends ServerRequestMethod>(method: M, handler: ServerRequestHandler<M> | null): void;
   setRequestHandler(method: string, handler: UntypedRequestHandler | null): void;
   setRequestHandler(method: string, handler: UntypedRequestHandler | null): void {
-    if (handler) this.requestHandlers.set(method, handler);
-    else this.requestHandlers.delete(method);
+    this.serverRequests.set(method, handler);
   }
 
   /** Decides command approvals (`item/commandExecution/requestApproval`); null restores the default, which declines. */
   onCommandApproval(handler: CommandApprovalHandler | null): () => void {
-    return this.typedHandler(COMMAND_APPROVAL, handler && (async (params, context) => ({ decision: await handler(params as never, context) })));
+    return this.serverRequests.set(COMMAND_APPROVAL, handler && (async (params, context) => ({ decision: await handler(params as never, context) })));
   }
 
   /** Decides file change approvals (`item/fileChange/requestApproval`); null restores the default, which declines. */
   onFileChangeApproval(handler: FileChangeApprovalHandler | null): () => void {
-    return this.typedHandler(FILE_CHANGE_APPROVAL, handler && (async (params, context) => ({ decision: await handler(params as never, context) })));
+    return this.serverRequests.set(FILE_CHANGE_APPROVAL, handler && (async (params, context) => ({ decision: await handler(params as never, context) })));
   }
 
   /**
@@ -390,7 +349,7 @@ export class AppServerClient {
    * thrown error answers `success: false` with its message, which the model sees.
    */
   onToolCall(handler: ToolCallHandler | null): () => void {
-    return this.typedHandler(
+    return this.serverRequests.set(
       "item/tool/call",
       handler &&
         (async (params, context) => {
@@ -406,13 +365,7 @@ export class AppServerClient {
 
   /** Answers the model's questions to the user (`item/tool/requestUserInput`): `{ answers: { [questionId]: { answers: [...] } } }`. */
   onUserInput(handler: UserInputHandler | null): () => void {
-    return this.typedHandler("item/tool/requestUserInput", handler as UntypedRequestHandler | null);
-  }
-
-  private typedHandler(method: string, handler: UntypedRequestHandler | null): () => void {
-    if (handler) return this.onRequest(method, handler);
-    this.requestHandlers.delete(method);
-    return () => undefined;
+    return this.serverRequests.set("item/tool/requestUserInput", handler as UntypedRequestHandler | null);
   }
 
   // ------------------------------------------------------------------------------ turns
@@ -439,91 +392,15 @@ export class AppServerClient {
   ): TurnEvents {
     const items = typeof input === "string" ? [{ type: "text" as const, text: input }] : input;
     const params = { ...overrides, threadId, input: items } as ClientRequestInput<"turn/start">;
-    return new TurnEvents(threadId, (run) => this.turnEvents(run, params, options), (thread, turn) => this.interruptTurn(thread, turn));
-  }
-
-  private async *turnEvents(run: TurnEvents, params: ClientRequestInput<"turn/start">, options: TurnOptions): AsyncGenerator<ServerEvent, void, undefined> {
-    const threadId = run.threadId;
-    const { signal } = options;
-    if (signal?.aborted) throw new AbortedError(`the turn was aborted before it started`, signal.reason);
-    if (this.ended) throw this.ended;
-    const timeoutMs = options.timeoutMs === undefined ? this.turnTimeoutMs : options.timeoutMs;
-    const queue = new TurnQueue(threadId);
-    const state: { stop: Stop | null; gaveUp: boolean } = { stop: null, gaveUp: false };
-    const stopStart = new AbortController();
-    let deadline: NodeJS.Timeout | undefined;
-    let grace: NodeJS.Timeout | undefined;
-    const interrupt = (turnId: string): void => {
-      this.interruptTurn(threadId, turnId, { timeoutMs: this.interruptTimeoutMs }).catch(() => undefined);
+    const host: TurnHost = {
+      ended: () => this.ended,
+      turnTimeoutMs: this.turnTimeoutMs,
+      interruptTimeoutMs: this.interruptTimeoutMs,
+      queues: this.turnQueues,
+      startTurn: (start, stop, onLate) => this.call("turn/start", start, { signal: stop }, onLate) as Promise<ClientRequestResult<"turn/start">>,
+      interruptTurn: (thread, turn, timeoutMs) => this.interruptTurn(thread, turn, { timeoutMs }),
     };
-    const halt = (why: Stop): void => {
-      if (state.stop) return;
-      // A turn that has already completed is not stopped by its timeout (an abort still ends the wait).
-      if (queue.completed && why.kind === "timeout") return;
-      state.stop = why;
-      queue.stopGating();
-      stopStart.abort();
-      if (run.turnId !== null && !queue.completed) interrupt(run.turnId);
-      grace = setTimeout(() => {
-        state.gaveUp = true;
-        queue.wake();
-      }, this.interruptTimeoutMs);
-      queue.wake();
-    };
-    const stopped = (turn: Turn | null): Error => {
-      const why = state.stop!;
-      return why.kind === "timeout"
-        ? new TurnTimeoutError(threadId, run.turnId, timeoutMs ?? 0, turn)
-        : new AbortedError(`turn ${run.turnId ?? "(not started)"} of thread ${threadId} was aborted${turn ? "" : " (its end was not confirmed)"}`, why.reason, turn);
-    };
-    const onAbort = (): void => halt({ kind: "abort", reason: signal!.reason });
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (timeoutMs !== null && Number.isFinite(timeoutMs)) deadline = setTimeout(() => halt({ kind: "timeout" }), timeoutMs);
-    this.turnQueues.add(queue);
-    try {
-      let started: ClientRequestResult<"turn/start">;
-      try {
-        // A turn/start answered after we gave up still started a turn nobody watches: interrupt it.
-        started = (await this.call("turn/start", params, { signal: stopStart.signal }, (late) => {
-          const id = (late as { turn?: { id?: unknown } } | null)?.turn?.id;
-          if (typeof id === "string") interrupt(id);
-        })) as ClientRequestResult<"turn/start">;
-      } catch (error) {
-        if (state.stop && error instanceof AbortedError) throw stopped(null);
-        throw error;
-      }
-      run.turnId = queue.turnId = started.turn.id;
-      if (state.stop && !queue.completed) interrupt(run.turnId);
-      for (;;) {
-        const entry = queue.shift();
-        if (entry && "release" in entry) {
-          entry.release();
-          continue;
-        }
-        if (entry) {
-          const event = entry.event;
-          if (!queue.belongs(event)) continue;
-          const completed = event.method === "turn/completed";
-          if (completed) run.turn = event.params.turn;
-          if (state.stop) {
-            if (completed) throw stopped(event.params.turn);
-            continue;
-          }
-          yield event;
-          if (completed) return;
-          continue;
-        }
-        if (state.stop && state.gaveUp) throw stopped(null);
-        if (queue.ended) throw queue.ended;
-        await queue.wait();
-      }
-    } finally {
-      clearTimeout(deadline);
-      clearTimeout(grace);
-      signal?.removeEventListener("abort", onAbort);
-      this.turnQueues.delete(queue);
-      queue.close();
-    }
+    return new TurnEvents(threadId, (run) => turnRun(host, run, params, options), (thread, turn) => this.interruptTurn(thread, turn));
   }
 
   /** The agent's text of a turn's events: every `agentMessage` item, in order, joined by blank lines. */
@@ -547,7 +424,7 @@ export class AppServerClient {
     if (this.ended) return;
     const { id, method } = message;
     if (typeof method === "string") {
-      if (id !== undefined) this.receiveRequest(id as string | number, method, message.params);
+      if (id !== undefined) this.serverRequests.receive(id as string | number, method, message.params);
       else this.receiveNotification({ method, params: message.params } as ServerEvent);
       return;
     }
@@ -581,10 +458,7 @@ export class AppServerClient {
         report(error);
       }
     }
-    if (event.method === "serverRequest/resolved") {
-      const controller = this.handling.get(event.params.requestId);
-      controller?.abort(new ClientError(`the server resolved request ${event.params.requestId}`));
-    }
+    if (event.method === "serverRequest/resolved") this.serverRequests.resolved(event.params.requestId);
     for (const subscription of this.subscriptions) {
       try {
         subscription.offer(event);
@@ -593,44 +467,6 @@ export class AppServerClient {
       }
     }
     for (const queue of this.turnQueues) queue.offer(event);
-  }
-
-  /**
-   * A server request is handled once every running turn of its thread (every turn, for one naming
-   * no thread) has delivered the events that came before it: see {@link runTurn}.
-   */
-  private receiveRequest(id: string | number, method: string, params: unknown): void {
-    const threadId = (params as { threadId?: unknown } | null | undefined)?.threadId;
-    let waiting = 1;
-    const release = (): void => {
-      if (--waiting === 0) void this.answer(id, method, params);
-    };
-    for (const queue of this.turnQueues) {
-      if (typeof threadId === "string" && queue.threadId !== threadId) continue;
-      let released = false;
-      if (queue.addBarrier(() => (released ? undefined : ((released = true), release())))) waiting++;
-    }
-    release();
-  }
-
-  private async answer(id: string | number, method: string, params: unknown): Promise<void> {
-    if (this.ended) return;
-    const handler = this.requestHandlers.get(method);
-    if (!handler) {
-      if (Object.hasOwn(DEFAULT_ANSWERS, method)) this.transport.send({ id, result: DEFAULT_ANSWERS[method] });
-      else this.transport.send({ id, error: { code: METHOD_NOT_FOUND, message: `this client does not handle ${method}` } });
-      return;
-    }
-    const controller = new AbortController();
-    this.handling.set(id, controller);
-    try {
-      const result = await handler(params, { id, method, signal: controller.signal });
-      if (!this.ended) this.transport.send({ id, result: result ?? null });
-    } catch (error) {
-      if (!this.ended) this.transport.send({ id, error: { code: INTERNAL_ERROR, message: error instanceof Error ? error.message : String(error) } });
-    } finally {
-      if (this.handling.get(id) === controller) this.handling.delete(id);
-    }
   }
 
   private end(error: ConnectionClosedError): void {
@@ -642,7 +478,7 @@ export class AppServerClient {
     for (const queue of this.turnQueues) queue.end(error);
     for (const subscription of this.subscriptions) subscription.end(error);
     this.subscriptions.clear();
-    for (const controller of this.handling.values()) controller.abort(error);
+    this.serverRequests.end(error);
     for (const wake of [...this.endWaiters]) wake(error);
   }
 }
