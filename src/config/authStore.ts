@@ -3,9 +3,9 @@
  * as Codex keeps it: `auth.json` in the home, `{"auth_mode": "apikey", "OPENAI_API_KEY": …}`,
  * readable by its owner only. A key in the environment wins over the stored one.
  */
-import { randomUUID } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import { writeFileAtomic } from "../runtime/atomicFile.js";
 
 /** The stored login, if any. */
 export class AuthStore {
@@ -34,9 +34,7 @@ export class AuthStore {
 
   /** Stores the key (0600, written whole then renamed into place). */
   async login(apiKey: string): Promise<void> {
-    const temp = path.join(this.home, `.auth.json.${randomUUID()}.tmp`);
-    await writeFile(temp, JSON.stringify({ auth_mode: "apikey", OPENAI_API_KEY: apiKey }, null, 2) + "\n", { mode: 0o600 });
-    await rename(temp, this.file);
+    await writeFileAtomic(this.file, JSON.stringify({ auth_mode: "apikey", OPENAI_API_KEY: apiKey }, null, 2) + "\n", { mode: 0o600 });
     this.key = apiKey;
   }
 

@@ -1,11 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { rename, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { layerIdentity, type ConfigLayerIdentity, type ConfigLayerValues } from "./layers.js";
 import { layerConfig, readUserConfig } from "./load.js";
 import type { ConfigOverride } from "./overrides.js";
 import { Config } from "./schema.js";
 import { editToml, isTable } from "./tomlEdit.js";
+import { writeFileAtomic } from "../runtime/atomicFile.js";
 
 /** One change to `config.toml`: a dotted key path (segments may be quoted), a value, and how to merge it. */
 export interface ConfigEdit {
@@ -116,9 +114,7 @@ export class ConfigStore {
     }
     // Only the edited keys change in the text; the rest of the user's file stays as they wrote it.
     const written = editToml(text, user);
-    const temp = path.join(path.dirname(this.file), `.config.toml.${randomUUID()}.tmp`);
-    await writeFile(temp, written.text, "utf8");
-    await rename(temp, this.file);
+    await writeFileAtomic(this.file, written.text);
     // The user layer is the table the file reads back as (in its key order), so its version is the one the next read finds.
     const { merged: effective, layers } = layerConfig(this.file, written.table, this.allOverrides());
     this.state = { config: this.finish(Config.parse(effective)), layers };

@@ -3,10 +3,10 @@
  * attachments): every change is applied to a copy, written to a temp file beside the real one and
  * renamed into place, one change at a time, so a failed edit or write (a full disk) changes neither.
  */
-import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type * as z from "zod";
+import { writeFileAtomic } from "./atomicFile.js";
 
 /** The document, its schema and its file. */
 export class JsonStateFile<T> {
@@ -43,15 +43,8 @@ export class JsonStateFile<T> {
     const run = this.queue.then(async () => {
       const draft = structuredClone(this.current);
       const result = edit(draft);
-      const temp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${randomUUID()}.tmp`);
-      try {
-        await mkdir(path.dirname(this.file), { recursive: true });
-        await writeFile(temp, JSON.stringify(draft, null, 2) + "\n", this.mode === undefined ? {} : { mode: this.mode });
-        await rename(temp, this.file);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-      }
+      await mkdir(path.dirname(this.file), { recursive: true });
+      await writeFileAtomic(this.file, JSON.stringify(draft, null, 2) + "\n", { mode: this.mode });
       this.current = draft;
       return result;
     });

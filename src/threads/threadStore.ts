@@ -1,10 +1,11 @@
-import { appendFile, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import type { Logger } from "../runtime/logger.js";
 import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";
 import type { ThreadRecord } from "./records.js";
+import { writeFileAtomic } from "../runtime/atomicFile.js";
 
 /** What `thread/list` needs of a stored thread, kept in the index so listing reads no thread file. */
 export const ThreadSummary = z.object({
@@ -288,15 +289,8 @@ export class ThreadStore {
   private async rewriteIndex(): Promise<void> {
     await mkdir(this.home, { recursive: true });
     const text = [...this.index.values()].map((entry) => JSON.stringify(entry) + "\n").join("");
-    const temp = `${this.indexPath}.tmp-${process.pid}`;
-    try {
-      await writeFile(temp, text);
-      await rename(temp, this.indexPath);
-    } catch (error) {
-      // A full disk leaves the old index in place, and no half-written temp beside it.
-      await rm(temp, { force: true });
-      throw error;
-    }
+    // A full disk leaves the old index in place, and no half-written temp beside it.
+    await writeFileAtomic(this.indexPath, text);
   }
 }
 
