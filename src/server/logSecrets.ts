@@ -1,6 +1,7 @@
 import { isSecretEnvName } from "../agent/index.js";
 import type { ConfigLayerValues } from "../config/layers.js";
 import type { Config } from "../config/schema.js";
+import { isTable } from "../config/tomlEdit.js";
 import { knownSecrets, type KnownSecrets } from "./secretRedaction.js";
 
 // Shorter values ("1", "true", "prod") would mask ordinary text all over the log.
@@ -12,9 +13,6 @@ export interface ConfigSource {
   readonly layers: readonly ConfigLayerValues[];
 }
 
-function isTable(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 /** The string values of a table, or none when `value` is not one. */
 function stringsOf(value: unknown): string[] {

@@ -8,6 +8,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { readRegularFile } from "../../workspace/regularFiles.js";
 import type { McpServerConfig } from "../schema.js";
+import { isTable } from "../tomlEdit.js";
 
 // Settings, instructions and MCP lists are small; a larger file (or a FIFO, a device) is not read.
 const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
@@ -148,10 +149,6 @@ function mergeSettings(base: Record<string, unknown>, local: Record<string, unkn
     merged[key] = isTable(under) && isTable(value) ? { ...under, ...value } : value;
   }
   return merged;
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function hasPlaceholder(value: string): boolean {
