@@ -1,9 +1,8 @@
 import type { Clock } from "../runtime/clock.js";
 import type { AttachmentStore, Attachment } from "./attachmentStore.js";
-import { noRolloutFound } from "./errors.js";
 import { offsetPage } from "./paging.js";
 import type { Outcome, ThreadEmitter } from "./threadEvents.js";
-import type { LoadedThreads } from "./threadEdits.js";
+import { requireThread, type LoadedThreads } from "./threadEdits.js";
 import type { ThreadStore } from "./threadStore.js";
 
 /** What the attachment methods need. */
@@ -31,7 +30,7 @@ export class ThreadAttachments<S> {
 
   /** `thread/attachment/add`. */
   async add(threadId: string, attachmentType: string, identityKey: string, payload: unknown, requester: S): Promise<Outcome<{ attachment: Attachment; outcome: "created" | "existing" }>> {
-    this.requireThread(threadId);
+    requireThread(this.options.store, this.registry, threadId);
     const nowSeconds = Math.floor(this.options.clock.nowMs() / 1000);
     const { attachment, created } = await this.options.attachments.add(threadId, attachmentType, identityKey, payload, nowSeconds);
     const result = { attachment, outcome: created ? ("created" as const) : ("existing" as const) };
@@ -40,13 +39,13 @@ export class ThreadAttachments<S> {
 
   /** `thread/attachment/list`: oldest first. */
   list(threadId: string, cursor: string | null | undefined, limit: number | null | undefined): { data: Attachment[]; nextCursor: string | null } {
-    this.requireThread(threadId);
+    requireThread(this.options.store, this.registry, threadId);
     return offsetPage(this.options.attachments.list(threadId), cursor, pageSize(limit));
   }
 
   /** `thread/attachment/remove`: removing what is not there succeeds and tells no one. */
   async remove(threadId: string, attachmentType: string, identityKey: string, requester: S): Promise<Outcome<Record<string, never>>> {
-    this.requireThread(threadId);
+    requireThread(this.options.store, this.registry, threadId);
     const removed = await this.options.attachments.remove(threadId, attachmentType, identityKey);
     return removed ? { result: {}, after: () => this.announce(threadId, removed, "deleted", requester) } : { result: {} };
   }
@@ -63,10 +62,6 @@ export class ThreadAttachments<S> {
       })
       .filter((owner) => archived !== false || !owner.archived);
     return offsetPage(owners, cursor, pageSize(limit));
-  }
-
-  private requireThread(threadId: string): void {
-    if (!this.options.store.summary(threadId) && !this.registry.find(threadId)) throw noRolloutFound(threadId);
   }
 
   private announce(threadId: string, attachment: Attachment, operation: "created" | "deleted", requester: S): void {

@@ -27,6 +27,11 @@ export interface LoadedThreads<S> {
   unload(thread: LoadedThread<S>, announceClose: boolean): Promise<void>;
 }
 
+/** Throws Codex's "no rollout found" unless the thread is stored or loaded (an ephemeral one is only loaded). */
+export function requireThread<S>(store: ThreadStore, registry: Pick<LoadedThreads<S>, "find">, threadId: string): void {
+  if (!store.summary(threadId) && !registry.find(threadId)) throw noRolloutFound(threadId);
+}
+
 /** The store, clock and emitter the edits use, and the server's cwd (thread/list's default filter). */
 export interface ThreadEditsOptions<S> {
   readonly store: ThreadStore;
@@ -113,7 +118,7 @@ export class ThreadEdits<S> {
 
   /** `thread/section/move`: into, within, or out of a section; `thread/section/changed` follows to whoever watches the thread. */
   async moveToSection(threadId: string, sectionId: string | null, beforeThreadId: string | null, requester: S): Promise<Outcome<Record<string, never>>> {
-    if (!this.options.store.summary(threadId) && !this.registry.find(threadId)) throw noRolloutFound(threadId);
+    requireThread(this.options.store, this.registry, threadId);
     await this.options.sections.move(threadId, sectionId, beforeThreadId, Math.floor(this.options.clock.nowMs() / 1000));
     const told = new Set([...(this.registry.find(threadId)?.subscribers ?? []), requester]);
     return { result: {}, after: () => this.options.emit(told, "thread/section/changed", { threadId, sectionId }) };
