@@ -20,8 +20,8 @@ export async function regularFile(handle: FileHandle, requested: string, locatio
  */
 export async function readRegularFile(file: string, maxBytes: number, options: { truncate?: boolean } = {}): Promise<Buffer> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((error: NodeJS.ErrnoException) => {
-    // What O_NONBLOCK answers for a FIFO nobody writes to... and for a socket.
-    if (error.code === "ENXIO") throw notRegular(file, file, "a FIFO or socket");
+    // A socket cannot be opened at all (ENXIO); a FIFO opens at once without blocking, and is refused below.
+    if (error.code === "ENXIO") throw notRegular(file, file, "a socket");
     throw error;
   });
   try {
