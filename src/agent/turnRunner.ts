@@ -27,7 +27,7 @@ import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
 import { toModelMessage } from "./userInputs.js";
 import type { ReviewRequest } from "./review.js";
-import type { PendingInput, TurnInputQueue, TurnMode } from "./turnTypes.js";
+import type { TurnInputQueue, TurnMode } from "./turnTypes.js";
 import type { TurnSettings } from "./settings.js";
 import type { UserInput } from "../protocol/userInput.js";
 import { compactHistory, compactionLimit, DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
