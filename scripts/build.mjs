@@ -21,7 +21,7 @@ const STAMP = path.join(dist, ".build-stamp.json");
 const BUILD_INFO = path.join(dist, ".tsbuildinfo");
 const INPUT_DIRS = ["src"];
 const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/vendor-grammar.mjs", "tsconfig.json", "package.json", "package-lock.json"];
-const OUTPUTS = ["cli.js", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
+const OUTPUTS = ["cli.js", "cli.cjs", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
 
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => arg !== "--if-stale");

@@ -11,6 +11,12 @@
 // as hundreds of separate modules made spawn → initialize ~30 % slower (204–228 ms against
 // 158–173, medians of 25). The build fails if any other package gets into the bundle.
 //
+// The package's bin is dist/cli.cjs: the same entry (src/cli.ts, which loads only the early handshake
+// before it imports the rest), as one CommonJS file that imports the main chunk of the bundle below.
+// Node starts a CommonJS file without its ES module loader and the few small modules of that
+// handshake come in one file: spawn → initialize on a reused home took 53 ms against 57 for
+// dist/cli.js (medians of 15, a bare `node` echoing one line: 51). dist/cli.js stays, for those who run it.
+//
 // `--no-sourcemap` (the `prepack` build): no .map files and no sourceMappingURL comments.
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -20,8 +26,9 @@ import { build } from "esbuild";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const chunks = path.join(root, "dist", "chunks");
 rmSync(chunks, { recursive: true, force: true });
-rmSync(path.join(root, "dist", "cli.js.map"), { force: true });
+for (const file of ["cli.js.map", "cli.cjs", "cli.cjs.map"]) rmSync(path.join(root, "dist", file), { force: true });
 
+const sourcemap = process.argv.includes("--no-sourcemap") ? false : "linked";
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 // esbuild treats an external package's subpaths (`@modelcontextprotocol/sdk/client/index.js`) as external too.
 const STARTUP = new Set(["zod", "vscode-jsonrpc", "pino", "smol-toml", "picomatch", "diff", "@decimalturn/toml-patch"]);
@@ -36,12 +43,14 @@ const { metafile } = await build({
   outdir: path.join(root, "dist"),
   // Chunks sit one folder below dist/, like tsc's modules, so `new URL("../cli.js", import.meta.url)` holds in both.
   chunkNames: "chunks/[name]-[hash]",
+  // The metafile's paths are relative to this: the launcher's build below looks up main.ts's chunk in it.
+  absWorkingDir: root,
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
-  sourcemap: process.argv.includes("--no-sourcemap") ? false : "linked",
+  sourcemap,
   logLevel: "warning",
   metafile: true,
   // The start-up packages include CommonJS ones (pino, vscode-jsonrpc) that require Node's built-ins.
@@ -62,5 +71,40 @@ const bundled = [
 ];
 if (bundled.length > 0) {
   console.error(`bundle-cli: packages bundled into dist/cli.js: ${bundled.join(", ")}; add them to package.json's dependencies (they stay external)`);
+  process.exit(1);
+}
+
+const mainChunk = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === "src/cli/main.ts")?.[0];
+if (!mainChunk) {
+  console.error("bundle-cli: no chunk for src/cli/main.ts in the bundle; dist/cli.cjs needs it");
+  process.exit(1);
+}
+const launcher = await build({
+  entryPoints: [path.join(root, "src", "cli.ts")],
+  outfile: path.join(root, "dist", "cli.cjs"),
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  sourcemap,
+  logLevel: "warning",
+  metafile: true,
+  // runtime/version.ts finds package.json from its own module's URL.
+  define: { "import.meta.url": "__moduleUrl" },
+  banner: { js: 'const __moduleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [
+    {
+      name: "main-chunk",
+      setup(pluginBuild) {
+        const chunk = `./${path.relative(path.join(root, "dist"), path.resolve(root, mainChunk)).replaceAll("\\", "/")}`;
+        pluginBuild.onResolve({ filter: /^\.\/cli\/main\.js$/ }, () => ({ path: chunk, external: true }));
+      },
+    },
+  ],
+});
+// The launcher runs before anything else loads: a package in it (zod, say) would undo its purpose.
+const launcherPackages = Object.keys(launcher.metafile.inputs).filter((input) => input.split(/[\\/]/).includes("node_modules"));
+if (launcherPackages.length > 0) {
+  console.error(`bundle-cli: dist/cli.cjs must hold no package, but holds ${launcherPackages.join(", ")}: keep src/cli.ts's static imports to the early handshake`);
   process.exit(1);
 }

@@ -1,85 +1,11 @@
 #!/usr/bin/env node
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { HELP_TEXT, parseCommandLine } from "./cli/args.js";
-import { UsageError } from "./cli/usageError.js";
-import { ConfigError } from "./config/load.js";
-import { StartupError } from "./runtime/systemErrors.js";
-import { createLogger, routeConsoleToStderr } from "./runtime/logger.js";
-import { CODEX_PROTOCOL_VERSION, SERVER_VERSION } from "./runtime/version.js";
+import { EarlyHandshake } from "./cli/earlyHandshake.js";
 
-// stdout is the protocol channel: nothing else may ever be printed there.
-routeConsoleToStderr();
-// fetch (undici) parses HTTP with llhttp compiled to WebAssembly. Once a few model responses have
-// made it hot, V8 recompiled its one huge parser function with TurboFan, which took some 25 MB for
-// a moment: a turn's peak RSS went from ~90 to ~117 MiB. Liftoff's code parses model streams as
-// fast (bench/run.mjs deltas/s unchanged at 2,000 and 20,000 deltas); we run no other WebAssembly.
-setFlagsFromString("--liftoff-only");
-const logger = createLogger();
-
-/**
- * Installed under the name `codex` (a symlink on PATH), we answer `--version` as the Codex release
- * whose protocol we speak: launchers that check `codex --version` against a minimum then accept us.
- */
-const invokedAsCodex = path.basename(process.argv[1] ?? "").replace(/\.(c|m)?js$/, "") === "codex";
-
-async function main(argv: readonly string[]): Promise<void> {
-  const { command, ignored } = parseCommandLine(argv);
-  for (const note of ignored) logger.info(`ignoring ${note}`);
-  switch (command.kind) {
-    case "version":
-      process.stdout.write(invokedAsCodex ? `codex-cli ${CODEX_PROTOCOL_VERSION}\n` : `agent-app-server ${SERVER_VERSION}\n`);
-      return;
-    case "print-startup-config": {
-      const { printStartupConfig } = await import("./cli/startupConfig.js");
-      process.exitCode = await printStartupConfig(command.overrides, command.strictConfig);
-      return;
-    }
-    case "help":
-      process.stdout.write(HELP_TEXT);
-      return;
-    case "generate-json-schema": {
-      const { generateJsonSchemas, renderSchemaFile } = await import("./protocol/jsonSchema.js");
-      await mkdir(command.outDir, { recursive: true });
-      for (const [file, schema] of generateJsonSchemas()) {
-        await writeFile(path.join(command.outDir, file), renderSchemaFile(schema));
-      }
-      return;
-    }
-    case "generate-ts": {
-      const { generateTypeScript } = await import("./protocol/typeScript.js");
-      await mkdir(command.outDir, { recursive: true });
-      await writeFile(path.join(command.outDir, "protocol.d.ts"), generateTypeScript());
-      return;
-    }
-    case "replay": {
-      const { replay } = await import("./cli/replay.js");
-      process.exitCode = await replay(command.scenarios, command.mode);
-      return;
-    }
-    case "demo": {
-      const { runDemo } = await import("./cli/demo.js");
-      process.exitCode = await runDemo(command.live);
-      return;
-    }
-    case "serve": {
-      // Loaded only to serve: `--version` and `--help` answer without the server's modules.
-      const { serve } = await import("./cli/serve.js");
-      await serve({ ...command, logger });
-    }
-  }
-}
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
-    process.stderr.write(`agent-app-server: ${error.message}\n\n${HELP_TEXT}`);
-    process.exit(2);
-  }
-  if (error instanceof ConfigError || error instanceof StartupError) {
-    process.stderr.write(`agent-app-server: ${error.message}\n`);
-    process.exit(1);
-  }
-  logger.fatal({ err: error }, "failed to start");
-  process.exit(1);
-});
+// Loading the server's modules is most of a start. This entry loads only the early handshake,
+// which answers `initialize` meanwhile when the last start like this one got as far as serving.
+const argv = process.argv.slice(2);
+const early = EarlyHandshake.start(argv, process.env, () => ({ stdin: process.stdin, stdout: process.stdout }));
+const load = () => import("./cli/main.js").then(({ runCommandLine }) => runCommandLine(argv, early));
+// One turn of the event loop first: an `initialize` already in the pipe is answered before the load.
+if (early) setImmediate(load);
+else void load();

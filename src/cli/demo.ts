@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AppServerClient } from "../client/appServerClient.js";
 
-const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli.cjs", import.meta.url));
 
 const PATCH = `*** Begin Patch
 *** Update File: README.md

@@ -11,6 +11,8 @@ import type { Logger } from "../runtime/logger.js";
 import { buildAppServer } from "../app.js";
 import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/lineReader.js";
+import type { EarlyHandshake } from "./earlyHandshake.js";
+import { fileIdentity, recordStartupStamp, stampedConfigFile } from "./startupStamp.js";
 import { UsageError } from "./usageError.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -49,6 +51,10 @@ export interface ServeOptions {
   /** Refuse a config.toml key that neither Codex nor this server knows. */
   readonly strictConfig: boolean;
   readonly logger: Logger;
+  /** The command line's arguments, recorded in the startup stamp of a stdio start. */
+  readonly argv: readonly string[];
+  /** The handshake begun before this module loaded, when the startup stamp vouched for this start. */
+  readonly early: EarlyHandshake | null;
 }
 
 /**
@@ -66,6 +72,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (bind && !bind.ok) throw new UsageError(bind.message);
   const home = resolveHome();
   await ensureHome(home);
+  // Taken before the config is read: a config.toml changed meanwhile no longer matches the stamp.
+  const configBeforeLoad = fileIdentity(stampedConfigFile(home));
   const loaded = await loadConfig(home, options.overrides, { strict: options.strictConfig });
   // The scripted model (an HTTP mock) loads only when asked for.
   const wantsScript = options.script !== null || loaded.config.model_provider === "scripted" || loaded.config.scripted_model_script !== undefined;
@@ -116,8 +124,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
 
   if (options.listen.kind === "stdio") {
-    const connection = server.connect(process.stdin, process.stdout);
-    options.logger.info({ home, pid: process.pid }, "serving on stdio");
+    // This start got as far as serving: the next one like it may answer initialize early. Written
+    // before serving, so a client that kills the server at once still leaves it.
+    const stamp = { argv: options.argv, includeJsonrpc: options.includeJsonrpc, maxMessageBytes, config: configBeforeLoad };
+    await recordStartupStamp(home, stamp).catch((error: unknown) => options.logger.debug({ err: error }, "startup stamp not written"));
+    const handoff = options.early?.handOff();
+    const answered = handoff?.answered;
+    const preAnswered = answered && {
+      ...answered,
+      onMismatch: (line: string) => options.logger.error({ answered: answered.line, served: line }, "the early initialize response differs from the server's"),
+    };
+    const connection = server.connect(handoff?.input ?? process.stdin, process.stdout, preAnswered ? { preAnswered } : {});
+    options.logger.info({ home, pid: process.pid, earlyHandshake: answered !== undefined && answered !== null }, "serving on stdio");
     connection.onInputClosed(() => stop("stdin closed"));
     return;
   }

@@ -36,7 +36,7 @@ export type * from "./clientTypes.js";
 export { EventSubscription, TurnEvents } from "./turnEvents.js";
 
 const DEFAULT_CLIENT: ClientInfo = { name: "agent_app_server_client", title: "agent-app-server client", version: "1.0.0" };
-const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli.cjs", import.meta.url));
 
 interface Pending {
   resolve(value: unknown): void;

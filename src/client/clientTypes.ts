@@ -99,7 +99,7 @@ export interface AppServerClientOptions {
 
 /** Options of {@link AppServerClient.spawn}. */
 export interface SpawnOptions extends AppServerClientOptions {
-  /** The whole command (default `node <this package>/dist/cli.js app-server`). */
+  /** The whole command (default `node <this package>/dist/cli.cjs app-server`). */
   readonly command?: readonly string[] | undefined;
   /** Arguments appended to the default command (ignored with `command`). */
   readonly args?: readonly string[] | undefined;

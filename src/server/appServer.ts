@@ -19,7 +19,7 @@ import type { IdSource } from "../runtime/ids.js";
 import { externalAgentConfigHandlers } from "./handlers/externalAgentConfig.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
-import { NewlineMessageWriter } from "../transport/lineWriter.js";
+import { NewlineMessageWriter, type PreAnswered } from "../transport/lineWriter.js";
 import { serverRoots } from "../workspace/allowedRoots.js";
 import type { ClientHub } from "./clientHub.js";
 import { CommandProcesses } from "./commandProcesses.js";
@@ -146,9 +146,9 @@ export class AppServer implements ConnectionHost {
   }
 
   /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
-  connect(input: Readable, output: Writable): ClientConnection {
+  connect(input: Readable, output: Writable, options: { readonly preAnswered?: PreAnswered } = {}): ClientConnection {
     const reader = new NewlineMessageReader(input, { maxLineBytes: this.parts.maxLineBytes });
-    const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.parts.includeJsonrpc });
+    const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.parts.includeJsonrpc, ...options });
     const connection = new ClientConnection(this, reader, writer);
     const { connections } = this.parts.hub;
     connections.add(connection);

@@ -14,7 +14,7 @@ export interface RunScenarioOptions {
   readonly timeoutMs?: number;
 }
 
-const CLI = fileURLToPath(new URL("../cli.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../cli.cjs", import.meta.url));
 const BARRIER = "__barrier";
 
 type Message = Record<string, any>;

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { checkServerMessage, referenceAvailable } from "../conformance/referenceSchema.js";
 
 /** The built CLI that end-to-end tests spawn. */
-export const CLI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
+export const CLI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.cjs");
 
 /** Default bound on every wait in the harness. */
 export const WAIT_MS = 10_000;
@@ -22,7 +22,7 @@ export interface StartOptions {
   protocol?: boolean;
   /** A command the server runs under, with its arguments (`["strace", "-f", …]`). */
   wrapper?: string[];
-  /** The script node runs (default dist/cli.js; a symlink to it to run it under another name). */
+  /** The script node runs (default dist/cli.cjs, the package bin; a symlink to it to run it under another name). */
   cli?: string;
 }
 
@@ -75,7 +75,7 @@ export class ServerProcess {
     this.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   }
 
-  /** Spawns `node dist/cli.js app-server` with a fresh home (unless given). */
+  /** Spawns `node dist/cli.cjs app-server` with a fresh home (unless given). */
   static start(options: StartOptions = {}): ServerProcess {
     const ownsHome = options.home === undefined;
     const home = options.home ?? mkdtempSync(path.join(os.tmpdir(), "aas-home-"));

@@ -48,9 +48,9 @@ FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval"
 
 
 def default_command(*args: str) -> List[str]:
-    """``node <repo>/dist/cli.js app-server ARGS…`` when this package sits in the repository and
+    """``node <repo>/dist/cli.cjs app-server ARGS…`` when this package sits in the repository and
     the server is built, else ``agent-app-server app-server ARGS…`` from ``PATH``."""
-    cli = REPO_ROOT / "dist" / "cli.js"
+    cli = REPO_ROOT / "dist" / "cli.cjs"
     if cli.is_file():
         node = shutil.which("node")
         if node is None:

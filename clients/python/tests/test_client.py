@@ -1,4 +1,4 @@
-"""Tests of the Python client: against the built server (dist/cli.js) with the scripted model, and
+"""Tests of the Python client: against the built server (dist/cli.cjs) with the scripted model, and
 against tests/fake_server.py for protocol edge cases the real server never shows.
 
 Run from the repository root: python3 -m unittest discover -s clients/python/tests -v
@@ -41,7 +41,7 @@ from agent_app_server_client import (  # noqa: E402
 )
 
 REPO = HERE.parents[2]
-CLI = REPO / "dist" / "cli.js"
+CLI = REPO / "dist" / "cli.cjs"
 NODE = shutil.which("node")
 FAKE_SERVER = HERE / "fake_server.py"
 

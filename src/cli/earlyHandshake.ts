@@ -1,0 +1,105 @@
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { resolveHome } from "../config/home.js";
+import { readPlainInitialize } from "../protocol/plainInitialize.js";
+import type { RequestId } from "../protocol/jsonrpc.js";
+import { describeServer, isHeaderValue } from "../server/serverDescription.js";
+import { readMatchingStamp, type StartupStamp } from "./startupStamp.js";
+
+// An `initialize` line is a few hundred bytes; a first line longer than this is left to the server.
+const FIRST_LINE_LIMIT = 64 * 1024;
+
+/** The response the early handshake wrote, for the server's writer to leave out. */
+export interface EarlyAnswer {
+  readonly id: RequestId;
+  readonly line: string;
+}
+
+/** What the server serves stdio from once it has loaded. */
+export interface Handoff {
+  /** Everything the client sent, from the first byte, the early-read part included. */
+  readonly input: Readable;
+  readonly answered: EarlyAnswer | null;
+}
+
+/**
+ * Answers a client's `initialize` on stdio before the server's modules have loaded (most of a
+ * start), when the last start with this command line, server version and config.toml got as
+ * far as serving (see {@link StartupStamp}), so this one will too. Reads only the first line; the
+ * server later reads the whole input from the start, serves that `initialize` as usual (its state
+ * and the notifications that follow it are the same), and writes no second response.
+ */
+export class EarlyHandshake {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private firstLineRead = false;
+  private ended = false;
+  private failure: Error | null = null;
+  private answered: EarlyAnswer | null = null;
+  private readonly onData = (chunk: Buffer) => this.read(chunk);
+  private readonly onEnd = () => (this.ended = true);
+  private readonly onError = (error: Error) => (this.failure = error);
+  // A client gone before its answer: the server's writer meets the broken pipe again and handles it.
+  private readonly onOutputError = () => undefined;
+
+  private constructor(
+    private readonly home: string,
+    private readonly stamp: StartupStamp,
+    private readonly stdin: Readable,
+    private readonly stdout: Writable,
+  ) {
+    stdin.on("data", this.onData);
+    stdin.on("end", this.onEnd);
+    stdin.on("error", this.onError);
+    stdout.on("error", this.onOutputError);
+  }
+
+  /** Starts reading stdin when a stamp vouches for this start; null otherwise (the server then reads stdin itself). */
+  static start(argv: readonly string[], env: NodeJS.ProcessEnv, stdio: () => { stdin: Readable; stdout: Writable }): EarlyHandshake | null {
+    const home = resolveHome(env);
+    const stamp = readMatchingStamp(home, argv);
+    if (!stamp) return null;
+    const { stdin, stdout } = stdio();
+    return new EarlyHandshake(home, stamp, stdin, stdout);
+  }
+
+  /** Stops reading and gives the server its input: what was read so far, then the rest of stdin. */
+  handOff(): Handoff {
+    this.stdin.off("data", this.onData);
+    this.stdin.off("end", this.onEnd);
+    this.stdin.off("error", this.onError);
+    this.stdout.off("error", this.onOutputError);
+    const input = new PassThrough();
+    if (this.bytes > 0) input.write(Buffer.concat(this.chunks, this.bytes));
+    if (this.failure) input.destroy(this.failure);
+    else if (this.ended) input.end();
+    else {
+      this.stdin.on("error", (error) => input.destroy(error));
+      this.stdin.pipe(input);
+    }
+    return { input, answered: this.answered };
+  }
+
+  private read(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    if (this.firstLineRead) return;
+    const newline = chunk.indexOf(0x0a);
+    if (newline < 0 && this.bytes <= FIRST_LINE_LIMIT) return;
+    // Decided once, on the first line: the rest waits in the pipe until the server takes over.
+    this.firstLineRead = true;
+    this.stdin.pause();
+    const lineBytes = this.bytes - chunk.length + newline;
+    if (newline >= 0 && lineBytes < Math.min(FIRST_LINE_LIMIT, this.stamp.maxMessageBytes)) {
+      this.answer(Buffer.concat(this.chunks, this.bytes).subarray(0, lineBytes).toString("utf8").trim());
+    }
+  }
+
+  private answer(text: string): void {
+    const request = readPlainInitialize(text);
+    if (!request || !isHeaderValue(request.params.clientInfo.name)) return;
+    const response = { id: request.id, result: describeServer(request.params.clientInfo, this.home) };
+    const line = `${JSON.stringify(this.stamp.includeJsonrpc ? { jsonrpc: "2.0", ...response } : response)}\n`;
+    this.stdout.write(line);
+    this.answered = { id: request.id, line };
+  }
+}
