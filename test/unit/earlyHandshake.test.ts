@@ -62,7 +62,7 @@ describe("readPlainInitialize", () => {
       accepted++;
       const envelope = parseEnvelope(text);
       if (envelope.kind !== "message") throw new Error(`the envelope refuses ${text}`);
-      const message = envelope.message as { id?: unknown; method: string; params?: unknown };
+      const message = envelope.message as unknown as { id?: unknown; method: string; params?: unknown };
       expect(message.method).toBe("initialize");
       expect(message.id).toBe(plain.id);
       const parsed = InitializeParams.safeParse(message.params ?? {});
