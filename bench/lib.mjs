@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.cjs");
 
 /** The `-c` flags (Codex config keys, which we share) that point an app-server at the mock model. */
 export const mockProviderFlags = (mockUrl) =>
