@@ -20,8 +20,8 @@ const dist = path.join(root, "dist");
 const STAMP = path.join(dist, ".build-stamp.json");
 const BUILD_INFO = path.join(dist, ".tsbuildinfo");
 const INPUT_DIRS = ["src"];
-const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/vendor-grammar.mjs", "tsconfig.json", "package.json", "package-lock.json"];
-const OUTPUTS = ["cli.js", "cli.cjs", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
+const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/vendor.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const OUTPUTS = ["cli.js", "cli.cjs", "vendor/openai.js", "vendor/webTreeSitter.js", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
 
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => arg !== "--if-stale");
@@ -73,5 +73,5 @@ if (!ifStale) rmSync(BUILD_INFO, { force: true });
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 run("tsc", process.execPath, [tsc, "-p", "tsconfig.json", "--incremental", "--tsBuildInfoFile", BUILD_INFO]);
 run("bundling the command line", process.execPath, [path.join(root, "scripts", "bundle-cli.mjs")]);
-run("copying the bash grammar", process.execPath, [path.join(root, "scripts", "vendor-grammar.mjs")]);
+run("vendoring the bash grammar, the openai SDK and web-tree-sitter", process.execPath, [path.join(root, "scripts", "vendor.mjs")]);
 writeFileSync(STAMP, `${JSON.stringify({ inputs: digest, builtAt: new Date().toISOString() })}\n`);

@@ -28,6 +28,7 @@ const chunks = path.join(root, "dist", "chunks");
 rmSync(chunks, { recursive: true, force: true });
 for (const file of ["cli.js.map", "cli.cjs", "cli.cjs.map"]) rmSync(path.join(root, "dist", file), { force: true });
 
+const VENDOR_FROM_CHUNKS = "../vendor/";
 const sourcemap = process.argv.includes("--no-sourcemap") ? false : "linked";
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 // esbuild treats an external package's subpaths (`@modelcontextprotocol/sdk/client/index.js`) as external too.
@@ -56,7 +57,25 @@ const { metafile } = await build({
   // The start-up packages include CommonJS ones (pino, vscode-jsonrpc) that require Node's built-ins.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   external,
+  // The openai SDK and web-tree-sitter are bundled on their own into dist/vendor/ (scripts/vendor.mjs),
+  // which the library loads too: the chunks import them from there rather than holding copies.
+  plugins: [
+    {
+      name: "vendored",
+      setup(pluginBuild) {
+        pluginBuild.onResolve({ filter: /[\\/]vendor[\\/]\w+\.js$/ }, (args) => ({ path: `${VENDOR_FROM_CHUNKS}${path.basename(args.path)}`, external: true }));
+      },
+    },
+  ],
 });
+// Those paths are relative to dist/chunks/: an import of one from a file elsewhere would not resolve.
+const misplaced = Object.entries(metafile.outputs).filter(
+  ([file, output]) => !file.startsWith("dist/chunks/") && output.imports.some((imported) => imported.path.startsWith(VENDOR_FROM_CHUNKS)),
+);
+if (misplaced.length > 0) {
+  console.error(`bundle-cli: ${misplaced.map(([file]) => file).join(", ")} import from ${VENDOR_FROM_CHUNKS}, which only resolves from dist/chunks/`);
+  process.exit(1);
+}
 
 // A package imported by src/ but missing from the lists above would be bundled (and, if it is a
 // dev dependency, absent from an install that the bundle does not cover): fail the build instead.

@@ -21,7 +21,7 @@ async function warmUpFetch(): Promise<void> {
  * Node offers.
  */
 export const AGENT_STEPS: readonly WarmUpStep[] = [
-  () => import("openai"),
+  () => import("../vendor/openai.js"),
   warmUpFetch,
   () => import("./exec/processSession.js"),
   () => import("./safety/shellParser.js").then((parser) => parser.preloadShellParser()),

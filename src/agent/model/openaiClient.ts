@@ -1,4 +1,4 @@
-import type OpenAI from "openai";
+import type OpenAI from "../../vendor/openai.js";
 import type { ModelClient, ModelEvent, ModelRequest } from "./modelClient.js";
 import { connectionError } from "./connectionError.js";
 import { ModelError } from "./modelError.js";
@@ -9,7 +9,7 @@ import type { ProviderSettings } from "./providers.js";
  * never pays for it; its own retries are off because the turn runner retries (and announces it).
  */
 export async function openaiFor(provider: ProviderSettings): Promise<OpenAI> {
-  const { default: OpenAIClient } = await import("openai");
+  const { default: OpenAIClient } = await import("../../vendor/openai.js");
   return new OpenAIClient({
     apiKey: provider.apiKey ?? "unused",
     baseURL: provider.baseUrl,
@@ -76,7 +76,7 @@ export function sdkModelClient(provider: ProviderSettings, wire: WireStream): Mo
  */
 export async function toModelError(error: unknown, opened: boolean, provider: ProviderSettings): Promise<ModelError> {
   if (error instanceof ModelError) return error;
-  const { APIError, APIConnectionError } = await import("openai");
+  const { APIError, APIConnectionError } = await import("../../vendor/openai.js");
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const retryAfterMs = retryAfter(error.headers);

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { Node as SyntaxNode, Parser } from "web-tree-sitter";
+import type { Node as SyntaxNode, Parser } from "../../vendor/webTreeSitter.js";
 import { PACKAGE_ROOT } from "../../runtime/version.js";
 
 /** One word of a simple command as bash would pass it, when that can be known without running anything. */
@@ -50,7 +50,7 @@ let parserPromise: Promise<Parser> | null = null;
 /** The bash parser (tree-sitter-bash compiled to WebAssembly), loaded on first use. */
 function bashParser(): Promise<Parser> {
   parserPromise ??= (async () => {
-    const { Parser, Language } = await import("web-tree-sitter");
+    const { Parser, Language } = await import("../../vendor/webTreeSitter.js");
     await Parser.init();
     const language = await Language.load(grammarFile());
     const parser = new Parser();
@@ -62,7 +62,7 @@ function bashParser(): Promise<Parser> {
 
 /**
  * tree-sitter-bash's WebAssembly grammar, as the build copies it into dist/vendor/
- * (scripts/vendor-grammar.mjs: the grammar package is a dev dependency); in a checkout not built
+ * (scripts/vendor.mjs: the grammar package is a dev dependency); in a checkout not built
  * yet (tests run from src/), the dev dependency's own copy.
  */
 function grammarFile(): string {
