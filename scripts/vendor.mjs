@@ -3,16 +3,18 @@
 // depending on its npm package, each with its licence:
 // - tree-sitter-bash's grammar, compiled to WebAssembly (1.3 MB): the package also brings its C
 //   sources and native prebuilds (~20 MB) and an install script (node-gyp-build) we never use;
-// - the openai SDK (src/vendor/openai.ts, bundled: about 0.4 MB): the package is 20 MB (ES module
-//   and CommonJS builds, TypeScript sources, declarations), two fifths of an install of ours;
-// - web-tree-sitter (src/vendor/webTreeSitter.ts, bundled, and its runtime's WebAssembly, which it
-//   looks for beside its module): the package is 5.8 MB, mostly debug builds and sources.
-// Those three are dev dependencies. Each src/vendor/ module re-exports its package, so code run
-// from src/ (the tests) imports the package itself; the bundles replace tsc's re-exports in dist/.
-// The command line's chunks import these files rather than holding copies (scripts/bundle-cli.mjs).
+// - one bundle per module of src/vendor/, each re-exporting what we use of a package: the openai
+//   SDK (0.4 MB; the package is 20 MB: two module formats, sources, declarations), web-tree-sitter
+//   (with its runtime's WebAssembly, which it looks for beside its module; the package is 5.8 MB,
+//   mostly debug builds and sources), and smol-toml, picomatch, jsdiff and toml-patch (small, but
+//   the command line loads them at start-up: one file each loads as fast as a bundled copy did,
+//   and they no longer ship twice). None of these packages appears in our declarations.
+// They are dev dependencies. Code run from src/ (the tests) imports the packages through the
+// src/vendor/ modules; in dist/ the bundles replace tsc's re-exports, and the command line's chunks
+// import them rather than holding copies (scripts/bundle-cli.mjs).
 //
 // `--no-sourcemap` (the `prepack` build): no .map files.
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,16 +26,29 @@ const vendor = path.join(root, "dist", "vendor");
 const sourcemap = process.argv.includes("--no-sourcemap") ? false : "linked";
 mkdirSync(vendor, { recursive: true });
 
-/** The folder of an installed package (found through its main module: not every package exports its package.json). */
-function packageDir(name, main) {
-  return path.dirname(require.resolve(main ?? name));
+/** The root folder of an installed package: above its main module, the nearest folder with a package.json named so. */
+function packageRoot(name) {
+  for (let dir = path.dirname(require.resolve(name)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === name) return dir;
+  }
+  throw new Error(`vendor: no package.json of ${name} above ${require.resolve(name)}`);
 }
 
-const grammar = packageDir("tree-sitter-bash", "tree-sitter-bash/package.json");
+const grammar = packageRoot("tree-sitter-bash");
 copyFileSync(path.join(grammar, "tree-sitter-bash.wasm"), path.join(vendor, "tree-sitter-bash.wasm"));
 copyFileSync(path.join(grammar, "LICENSE"), path.join(vendor, "tree-sitter-bash.LICENSE"));
 
-for (const [module, name] of [["openai", "openai"], ["webTreeSitter", "web-tree-sitter"]]) {
+/** Each src/vendor/ module and the package it re-exports. */
+const BUNDLES = [
+  ["openai", "openai"],
+  ["webTreeSitter", "web-tree-sitter"],
+  ["smolToml", "smol-toml"],
+  ["picomatch", "picomatch"],
+  ["diff", "diff"],
+  ["tomlPatch", "@decimalturn/toml-patch"],
+];
+for (const [module, name] of BUNDLES) {
   rmSync(path.join(vendor, `${module}.js.map`), { force: true });
   await build({
     entryPoints: [path.join(root, "src", "vendor", `${module}.ts`)],
@@ -44,7 +59,9 @@ for (const [module, name] of [["openai", "openai"], ["webTreeSitter", "web-tree-
     target: "node20",
     sourcemap,
     logLevel: "warning",
+    // CommonJS code in a package (picomatch) may require Node's built-ins.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   });
-  copyFileSync(path.join(packageDir(name), "LICENSE"), path.join(vendor, `${name}.LICENSE`));
+  copyFileSync(path.join(packageRoot(name), "LICENSE"), path.join(vendor, `${name.replace(/^@[^/]+\//, "")}.LICENSE`));
 }
-copyFileSync(path.join(packageDir("web-tree-sitter"), "tree-sitter.wasm"), path.join(vendor, "tree-sitter.wasm"));
+copyFileSync(path.join(packageRoot("web-tree-sitter"), "tree-sitter.wasm"), path.join(vendor, "tree-sitter.wasm"));

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describeErrno } from "../runtime/systemErrors.js";
 import path from "node:path";
-import { parse, TomlError } from "smol-toml";
+import { parse, TomlError } from "../vendor/smolToml.js";
 import type { z } from "zod";
 import { CODEX_CONFIG_KEYS } from "./codexKeys.js";
 import { locateKey } from "./keyLocator.js";

@@ -1,4 +1,4 @@
-import { parse } from "smol-toml";
+import { parse } from "../vendor/smolToml.js";
 
 /** One `-c key.path=value` flag. */
 export interface ConfigOverride {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { parse, stringify } from "smol-toml";
+import { parse, stringify } from "../vendor/smolToml.js";
 import { patchKeepingLayout } from "./tomlLayout.js";
 
 /** A TOML file's new text, and the table it reads as. */

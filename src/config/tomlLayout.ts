@@ -1,5 +1,5 @@
-import { patch } from "@decimalturn/toml-patch";
-import { diffArrays } from "diff";
+import { patch } from "../vendor/tomlPatch.js";
+import { diffArrays } from "../vendor/diff.js";
 import { classifyLines, type TomlLine } from "./tomlLines.js";
 
 /**

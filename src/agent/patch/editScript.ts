@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { diffArrays, type ArrayChange } from "diff";
+import { diffArrays, type ArrayChange } from "../../vendor/diff.js";
 
 // jsdiff's Myers diff costs O((N+M)·D) for D changed lines: nothing for the usual patch, seconds
 // for thousands of scattered changes. So a diff first runs at once within a small time budget,

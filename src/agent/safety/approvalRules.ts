@@ -1,4 +1,4 @@
-import picomatch from "picomatch";
+import picomatch from "../../vendor/picomatch.js";
 import type { ApprovalRule, RuleAction } from "../../config/schema.js";
 import type { ParsedScript, ShellCommand, ShellWord } from "./shellParser.js";
 
