@@ -113,7 +113,7 @@ export class ConfigStore {
       throw new ConfigWriteError(`invalid value at \`${first!.path.join(".")}\`: ${first!.message} (got ${JSON.stringify(value) ?? "nothing"})`, "invalidValue", issues);
     }
     // Only the edited keys change in the text; the rest of the user's file stays as they wrote it.
-    const written = editToml(text, user);
+    const written = await editToml(text, user);
     await writeFileAtomic(this.file, written.text);
     // The user layer is the table the file reads back as (in its key order), so its version is the one the next read finds.
     const { merged: effective, layers } = layerConfig(this.file, written.table, this.allOverrides());

@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse, stringify } from "../vendor/smolToml.js";
-import { patchKeepingLayout } from "./tomlLayout.js";
 
 /** A TOML file's new text, and the table it reads as. */
 export interface EditedToml {
@@ -15,7 +14,9 @@ export interface EditedToml {
  * section can go, toml-patch writes it inline). Every result is read back: a way of writing that
  * does not read as `updated` gives way to the next, the last a full rewrite.
  */
-export function editToml(text: string, updated: Record<string, unknown>): EditedToml {
+export async function editToml(text: string, updated: Record<string, unknown>): Promise<EditedToml> {
+  // toml-patch (0.24 MB) loads at the first config write rather than with every start.
+  const { patchKeepingLayout } = await import("./tomlLayout.js");
   const { rest, sections } = splitNewTables(parse(text), updated);
   const attempts = [() => patchKeepingLayout(text, updated)];
   if (sections !== null) attempts.unshift(() => patchKeepingLayout(text, rest, stringify(sections)));
