@@ -1,32 +1,28 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { resolveHome } from "../config/home.js";
 import { readPlainInitialize } from "../protocol/plainInitialize.js";
-import type { RequestId } from "../protocol/jsonrpc.js";
+import type { AnsweredInitialize } from "../server/appServer.js";
 import { describeServer, isHeaderValue } from "../server/serverDescription.js";
+import { serializeMessage } from "../transport/lineFormat.js";
 import { readMatchingStamp, type StartupStamp } from "./startupStamp.js";
 
 // An `initialize` line is a few hundred bytes; a first line longer than this is left to the server.
 const FIRST_LINE_LIMIT = 64 * 1024;
 
-/** The response the early handshake wrote, for the server's writer to leave out. */
-export interface EarlyAnswer {
-  readonly id: RequestId;
-  readonly line: string;
-}
-
 /** What the server serves stdio from once it has loaded. */
 export interface Handoff {
-  /** Everything the client sent, from the first byte, the early-read part included. */
+  /** What the client sent after the answered `initialize` (from the first byte when none was answered). */
   readonly input: Readable;
-  readonly answered: EarlyAnswer | null;
+  readonly answered: AnsweredInitialize | null;
 }
 
 /**
  * Answers a client's `initialize` on stdio before the server's modules have loaded (most of a
  * start), when the last start with this command line, server version and config.toml got as
- * far as serving (see {@link StartupStamp}), so this one will too. Reads only the first line; the
- * server later reads the whole input from the start, serves that `initialize` as usual (its state
- * and the notifications that follow it are the same), and writes no second response.
+ * far as serving (see {@link StartupStamp}), so this one will too. Reads only the first line. The
+ * server, once loaded, serves that `initialize` as answered (its handler runs, the notifications
+ * that follow it go out) and reads the input from the line after it: to the client and to the
+ * server alike the request was answered before anything else was read.
  */
 export class EarlyHandshake {
   private readonly chunks: Buffer[] = [];
@@ -34,7 +30,9 @@ export class EarlyHandshake {
   private firstLineRead = false;
   private ended = false;
   private failure: Error | null = null;
-  private answered: EarlyAnswer | null = null;
+  private answered: AnsweredInitialize | null = null;
+  // Where the input after the answered line starts, in the bytes read so far.
+  private consumed = 0;
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => (this.ended = true);
   private readonly onError = (error: Error) => (this.failure = error);
@@ -69,7 +67,7 @@ export class EarlyHandshake {
     this.stdin.off("error", this.onError);
     this.stdout.off("error", this.onOutputError);
     const input = new PassThrough();
-    if (this.bytes > 0) input.write(Buffer.concat(this.chunks, this.bytes));
+    if (this.bytes > this.consumed) input.write(Buffer.concat(this.chunks, this.bytes).subarray(this.consumed));
     if (this.failure) input.destroy(this.failure);
     else if (this.ended) input.end();
     else {
@@ -90,16 +88,17 @@ export class EarlyHandshake {
     this.stdin.pause();
     const lineBytes = this.bytes - chunk.length + newline;
     if (newline >= 0 && lineBytes < Math.min(FIRST_LINE_LIMIT, this.stamp.maxMessageBytes)) {
-      this.answer(Buffer.concat(this.chunks, this.bytes).subarray(0, lineBytes).toString("utf8").trim());
+      const answered = this.answer(Buffer.concat(this.chunks, this.bytes).subarray(0, lineBytes).toString("utf8").trim());
+      if (answered) this.consumed = lineBytes + 1;
     }
   }
 
-  private answer(text: string): void {
+  private answer(text: string): boolean {
     const request = readPlainInitialize(text);
-    if (!request || !isHeaderValue(request.params.clientInfo.name)) return;
-    const response = { id: request.id, result: describeServer(request.params.clientInfo, this.home) };
-    const line = `${JSON.stringify(this.stamp.includeJsonrpc ? { jsonrpc: "2.0", ...response } : response)}\n`;
+    if (!request || !isHeaderValue(request.params.clientInfo.name)) return false;
+    const line = serializeMessage({ id: request.id, result: describeServer(request.params.clientInfo, this.home) }, this.stamp.includeJsonrpc);
     this.stdout.write(line);
-    this.answered = { id: request.id, line };
+    this.answered = { id: request.id, params: request.params, line };
+    return true;
   }
 }

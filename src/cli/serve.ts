@@ -129,13 +129,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     const stamp = { argv: options.argv, includeJsonrpc: options.includeJsonrpc, maxMessageBytes, config: configBeforeLoad };
     await recordStartupStamp(home, stamp).catch((error: unknown) => options.logger.debug({ err: error }, "startup stamp not written"));
     const handoff = options.early?.handOff();
-    const answered = handoff?.answered;
-    const preAnswered = answered && {
-      ...answered,
-      onMismatch: (line: string) => options.logger.error({ answered: answered.line, served: line }, "the early initialize response differs from the server's"),
-    };
-    const connection = server.connect(handoff?.input ?? process.stdin, process.stdout, preAnswered ? { preAnswered } : {});
-    options.logger.info({ home, pid: process.pid, earlyHandshake: answered !== undefined && answered !== null }, "serving on stdio");
+    const answered = handoff?.answered ?? null;
+    const connection = server.connect(handoff?.input ?? process.stdin, process.stdout, answered ? { answered } : {});
+    options.logger.info({ home, pid: process.pid, earlyHandshake: answered !== null }, "serving on stdio");
     connection.onInputClosed(() => stop("stdin closed"));
     return;
   }

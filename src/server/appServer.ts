@@ -16,10 +16,12 @@ import type { SectionStore } from "../threads/sectionStore.js";
 import type { AttachmentStore } from "../threads/attachmentStore.js";
 import type { ImportHistoryStore } from "../config/externalAgent/importHistory.js";
 import type { IdSource } from "../runtime/ids.js";
+import type { RequestId } from "../protocol/jsonrpc.js";
 import { externalAgentConfigHandlers } from "./handlers/externalAgentConfig.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
-import { NewlineMessageWriter, type PreAnswered } from "../transport/lineWriter.js";
+import { serializeMessage } from "../transport/lineFormat.js";
+import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { serverRoots } from "../workspace/allowedRoots.js";
 import type { ClientHub } from "./clientHub.js";
 import { CommandProcesses } from "./commandProcesses.js";
@@ -28,7 +30,7 @@ import { McpOAuthLogins } from "./mcpOAuthLogins.js";
 import type { KnownSecrets } from "./secretRedaction.js";
 import { ByteBudget, DEFAULT_MAX_CONCURRENT_READ_BYTES } from "./byteBudget.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
-import { Dispatcher, type HandlerTable } from "./dispatcher.js";
+import { Dispatcher, serveAnsweredInitialize, type HandlerTable } from "./dispatcher.js";
 import { accountHandlers } from "./handlers/account.js";
 import { commandExecHandlers } from "./handlers/command.js";
 import { configHandlers } from "./handlers/config.js";
@@ -51,6 +53,15 @@ import { turnHandlers } from "./handlers/turn.js";
 import { RequestScheduler, type AdmissionLimits } from "./requestScheduler.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
 import type { SessionAudit } from "./sessionAudit.js";
+
+/** An `initialize` request whose response is already on the output (see {@link AppServer.connect}). */
+export interface AnsweredInitialize {
+  readonly id: RequestId;
+  /** Its params as the client sent them (not yet validated). */
+  readonly params: unknown;
+  /** The response line written. */
+  readonly line: string;
+}
 
 /** The parts a server is made of, built by the composition root (src/app.ts). */
 export interface AppServerParts {
@@ -112,6 +123,7 @@ export class AppServer implements ConnectionHost {
   private readonly fsWatches = new FsWatches();
   private readonly reads: ByteBudget;
   private readonly oauthLogins: McpOAuthLogins;
+  private readonly handlers: HandlerTable;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly parts: AppServerParts) {
@@ -129,7 +141,8 @@ export class AppServer implements ConnectionHost {
       newId: () => parts.ids.uuid("item"),
     });
     const scheduler = new RequestScheduler(parts.admission, parts.activity);
-    this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
+    this.handlers = this.createHandlers();
+    this.dispatcher = new Dispatcher(this.handlers, scheduler, this.logger);
   }
 
   /** Server → client requests in flight, across every connection. */
@@ -145,10 +158,13 @@ export class AppServer implements ConnectionHost {
     await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load(), this.parts.importHistory.load()]);
   }
 
-  /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
-  connect(input: Readable, output: Writable, options: { readonly preAnswered?: PreAnswered } = {}): ClientConnection {
+  /**
+   * Serves one client over a pair of streams (stdio, a socket, or in-memory streams). `answered`:
+   * an `initialize` the client sent and was answered before `input` (which starts after it).
+   */
+  connect(input: Readable, output: Writable, options: { readonly answered?: AnsweredInitialize } = {}): ClientConnection {
     const reader = new NewlineMessageReader(input, { maxLineBytes: this.parts.maxLineBytes });
-    const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.parts.includeJsonrpc, ...options });
+    const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.parts.includeJsonrpc });
     const connection = new ClientConnection(this, reader, writer);
     const { connections } = this.parts.hub;
     connections.add(connection);
@@ -157,8 +173,28 @@ export class AppServer implements ConnectionHost {
       connections.delete(connection);
       this.threads.dropSubscriber(connection);
     });
+    if (options.answered) this.adoptAnsweredInitialize(connection, options.answered);
     connection.listen();
     return connection;
+  }
+
+  /**
+   * Serves the `initialize` that was answered before this server loaded (the client reads the
+   * input after it): its handler runs as for any `initialize`, the notifications meant to follow
+   * its response go out now, and a response that differs from the one written is logged as an error.
+   */
+  private adoptAnsweredInitialize(connection: ClientConnection, answered: AnsweredInitialize): void {
+    const { id, params, line } = answered;
+    try {
+      const { result, afterResponse } = serveAnsweredInitialize(this.handlers, connection, params, id);
+      const response = { jsonrpc: "2.0" as const, id, result };
+      connection.recordExchanged({ jsonrpc: "2.0", id, method: "initialize", params: params as object }, response);
+      const served = serializeMessage(response, this.parts.includeJsonrpc ?? false);
+      if (served !== line) this.logger.error({ answered: line, served }, "the early initialize response differs from the server's");
+      for (const fn of afterResponse) fn();
+    } catch (error) {
+      this.logger.error({ err: error, answered: line }, "the server refuses the initialize answered early");
+    }
   }
 
   /**

@@ -89,6 +89,29 @@ export class Dispatcher {
   }
 }
 
+/** The outcome of {@link Dispatcher.serveAnsweredInitialize}. */
+export interface AnsweredInitialize {
+  readonly result: ClientRequestResult<"initialize">;
+  /** Work the handler left for after its response (the notifications that follow it), to run now. */
+  readonly afterResponse: ReadonlyArray<() => void>;
+}
+
+/**
+ * Serves an `initialize` whose response is already on the output: the command line's early
+ * handshake answers it before the server has loaded. The same validation and handler as
+ * {@link Dispatcher.dispatch}, synchronously, so the connection is initialized before it reads
+ * anything else; throws what would have been the error response.
+ */
+export function serveAnsweredInitialize(handlers: HandlerTable, connection: ClientConnection, rawParams: unknown, requestId: RequestId): AnsweredInitialize {
+  const spec = clientRequestSpec("initialize")!;
+  const parsed = spec.params.safeParse(rawParams ?? {});
+  if (!parsed.success) throw invalidParams("initialize", parsed.error);
+  const afterResponse: Array<() => void> = [];
+  const result = handlers.initialize(parsed.data as ClientRequestParams<"initialize">, { connection, requestId, afterResponse: (fn) => afterResponse.push(fn) });
+  if (result instanceof Promise) throw internalError();
+  return { result, afterResponse };
+}
+
 /**
  * The queue a request waits in, from its method's scope: a thread's, or none (see
  * {@link RequestSpec.scope}). A `thread` request's id is checked here, once for every method.

@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
-import { AbstractMessageWriter, Message, type MessageWriter } from "vscode-jsonrpc/node";
-import type { RequestId } from "../protocol/jsonrpc.js";
+import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-jsonrpc/node";
+import { serializeMessage } from "./lineFormat.js";
 
 // Pending output above this many characters is written at once rather than at the end of the tick.
 const PENDING_LIMIT = 64 * 1024;
@@ -12,20 +12,6 @@ export const MAX_QUEUED_OUTPUT = 16 * 1024 * 1024;
 export interface NewlineWriterOptions {
   /** Add `"jsonrpc": "2.0"` to every message; Codex omits it, so the default is false. */
   includeJsonrpc?: boolean;
-  /** A response already on the output, written before this writer existed: see {@link PreAnswered}. */
-  preAnswered?: PreAnswered;
-}
-
-/**
- * The response to request `id`, already written as `line` by someone else (the command line's
- * early handshake answers `initialize` while the server loads). The server still serves that
- * request, so its state is the same; the writer then writes nothing for it, and reports the
- * response through `onMismatch` if it differs from what the client got.
- */
-export interface PreAnswered {
-  readonly id: RequestId;
-  readonly line: string;
-  readonly onMismatch: (line: string) => void;
 }
 
 /**
@@ -36,7 +22,6 @@ export interface PreAnswered {
  */
 export class NewlineMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private readonly includeJsonrpc: boolean;
-  private preAnswered: PreAnswered | undefined;
   // Plain listeners, not an Emitter: this runs for every delta, and an Emitter copies its listener lists on each fire.
   private readonly writtenListeners: Array<(message: Message) => void> = [];
   private readonly backedUpListeners: Array<(backedUp: boolean) => void> = [];
@@ -54,7 +39,6 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   ) {
     super();
     this.includeJsonrpc = options.includeJsonrpc ?? false;
-    this.preAnswered = options.preAnswered;
     writable.on("error", (error) => this.fail(error));
     writable.on("close", () => this.fireClose());
   }
@@ -78,16 +62,7 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
       this.announce(message);
       return Promise.resolve();
     }
-    const { jsonrpc: _ignored, ...rest } = message as Message & Record<string, unknown>;
-    const line = JSON.stringify(this.includeJsonrpc ? { jsonrpc: "2.0", ...rest } : rest) + "\n";
-    if (this.preAnswered && Message.isResponse(message) && message.id === this.preAnswered.id) {
-      const { line: written, onMismatch } = this.preAnswered;
-      this.preAnswered = undefined;
-      if (line !== written) onMismatch(line);
-      this.announce(message);
-      return Promise.resolve();
-    }
-    this.pending += line;
+    this.pending += serializeMessage(message, this.includeJsonrpc);
     // Lines written in one turn of the event loop go out in one write (a burst of deltas is one syscall).
     this.batch ??= this.scheduleBatch();
     const batch = this.batch;

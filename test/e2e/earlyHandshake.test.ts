@@ -52,6 +52,49 @@ describe("early handshake", () => {
     expect(esm.lines).toEqual(first.lines);
   });
 
+  it("gives odd first lines the same session as a start without a stamp, answered early or not", async () => {
+    const init = (extra: object) => JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "c", version: "1" } }, ...extra });
+    const firstLines = [
+      { line: `\uFEFF${init({})}`, early: true },
+      { line: `  ${init({ id: "x", jsonrpc: "2.0" })}  \r`, early: true },
+      { line: init({ params: { clientInfo: { name: "c", version: "1", title: null }, capabilities: { optOutNotificationMethods: ["configWarning"], experimentalApi: "yes" } } }), early: false },
+      { line: init({ params: { clientInfo: { name: "c", version: "1" }, capabilities: { optOutNotificationMethods: ["configWarning"] } } }), early: true },
+      { line: '{"id":1,"method":"initialize","params":{"clientInfo":{"name":"c","version":"1","name":"d\u00e9"}}}', early: false },
+    ];
+    for (const { line, early } of firstLines) {
+      const dir = home();
+      const rest = '\n{"method":"initialized"}\n{"id":2,"method":"thread/list","params":{}}\n';
+      const run = async () => {
+        const server = ServerProcess.start({ home: dir });
+        server.sendRaw(line + rest);
+        await server.waitFor((message) => message.id === 2);
+        await server.closeStdin();
+        await server.stop();
+        return { lines: server.stdoutLines.map((text) => text.replace(/"emittedAtMs":\d+/, '"emittedAtMs":0')), early: server.stderr.includes('"earlyHandshake":true') };
+      };
+      const plain = await run();
+      const stamped = await run();
+      expect(stamped.early, line).toBe(early);
+      expect(stamped.lines, line).toEqual(plain.lines);
+    }
+  });
+
+  it("lets a client reuse the answered id at once, as after any answered request", async () => {
+    const dir = home();
+    await session(dir);
+    const server = ServerProcess.start({ home: dir });
+    // Sent as soon as the early answer is in, while the server still loads.
+    const init = await server.request("initialize", { clientInfo: { name: "editor", version: "2.0" } }, 1);
+    expect(init.result.codexHome).toBe(dir);
+    server.send({ id: 1, method: "thread/list", params: {} });
+    await server.waitFor((message) => message.id === 1 && message !== server.messages.find((first) => first.id === 1));
+    const answers = server.messages.filter((message) => message.id === 1);
+    expect(answers).toHaveLength(2);
+    expect(answers[1]).toEqual({ id: 1, result: { data: [], nextCursor: null } });
+    expect(server.stderr).toContain('"earlyHandshake":true');
+    await server.stop();
+  });
+
   it("writes jsonrpc in the early response when the command line asks for it", async () => {
     const dir = home();
     const args = ["app-server", "--jsonrpc"];
