@@ -9,10 +9,11 @@
 //
 // --keep: leave the temp dir (its path is printed) to look around.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { checkReadmeExamples } from "./readmeExamples.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -151,31 +152,9 @@ console.log([typeof client.AppServerClient, typeof library.createAppServer, type
 `,
   ).trim();
   check(entries === "function function function", `import("agent-app-server/client"), "agent-app-server", "agent-app-server/testing": ${entries}`);
-  // Types, as a consumer with skipLibCheck (tsc --init's default) sees them: our typescript and @types/node.
-  writeFileSync(
-    path.join(project, "consumer.ts"),
-    `import { createAppServer } from "agent-app-server";
-import { AppServerClient } from "agent-app-server/client";
-import { startMockModel } from "agent-app-server/testing";
-const server = await createAppServer({ home: "/tmp/x" });
-const client = await AppServerClient.inProcess(server);
-const thread = await client.startThread({});
-export const id: string = thread.thread.id;
-export const mock: typeof startMockModel = startMockModel;
-`,
-  );
-  writeFileSync(
-    path.join(project, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: true,
-        types: ["node"], typeRoots: [path.join(root, "node_modules", "@types")],
-      },
-      files: ["consumer.ts"],
-    }),
-  );
-  const tsc = spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", project], { encoding: "utf8", timeout: RUN_TIMEOUT_MS });
-  check(tsc.status === 0, `a TypeScript consumer type-checks against the installed types${tsc.status === 0 ? "" : `:\n${tsc.stdout}${tsc.stderr}`}`);
+  const examplesHome = path.join(work, "examples-home");
+  mkdirSync(examplesHome, { recursive: true });
+  checkReadmeExamples({ root, project, home: examplesHome, check, timeoutMs: RUN_TIMEOUT_MS });
 
   // 4. The shell parser loads the grammar from dist/vendor/ (tree-sitter-bash is not installed).
   const parserModule = pathToFileURL(path.join(project, "node_modules", "agent-app-server", "dist", "agent", "safety", "shellParser.js")).href;
