@@ -29,15 +29,18 @@ export class EarlyHandshake {
   private bytes = 0;
   private firstLineRead = false;
   private ended = false;
-  private failure: Error | null = null;
+  private failure = false;
   private answered: AnsweredInitialize | null = null;
   // Where the input after the answered line starts, in the bytes read so far.
   private consumed = 0;
   private readonly onData = (chunk: Buffer) => this.read(chunk);
   private readonly onEnd = () => (this.ended = true);
-  private readonly onError = (error: Error) => (this.failure = error);
+  private readonly onError = () => (this.failure = true);
   // A client gone before its answer: the server's writer meets the broken pipe again and handles it.
   private readonly onOutputError = () => undefined;
+  // Until the server takes over, nothing is in flight: SIGTERM or SIGINT ends the process as the
+  // server's own shutdown would, with status 0, rather than by the signal.
+  private readonly onSignal = () => process.exit(0);
 
   private constructor(
     private readonly home: string,
@@ -49,6 +52,8 @@ export class EarlyHandshake {
     stdin.on("end", this.onEnd);
     stdin.on("error", this.onError);
     stdout.on("error", this.onOutputError);
+    process.on("SIGTERM", this.onSignal);
+    process.on("SIGINT", this.onSignal);
   }
 
   /** Starts reading stdin when a stamp vouches for this start; null otherwise (the server then reads stdin itself). */
@@ -60,16 +65,18 @@ export class EarlyHandshake {
     return new EarlyHandshake(home, stamp, stdin, stdout);
   }
 
-  /** Stops reading and gives the server its input: what was read so far, then the rest of stdin. */
+  /** Stops reading and gives the server its input: what was read so far, then the rest of stdin. Call after the server's own signal handlers are in place. */
   handOff(): Handoff {
     this.stdin.off("data", this.onData);
     this.stdin.off("end", this.onEnd);
     this.stdin.off("error", this.onError);
     this.stdout.off("error", this.onOutputError);
+    process.off("SIGTERM", this.onSignal);
+    process.off("SIGINT", this.onSignal);
     const input = new PassThrough();
     if (this.bytes > this.consumed) input.write(Buffer.concat(this.chunks, this.bytes).subarray(this.consumed));
-    if (this.failure) input.destroy(this.failure);
-    else if (this.ended) input.end();
+    // A read error ends the input like EOF: what was read before it is still served.
+    if (this.failure || this.ended) input.end();
     else {
       this.stdin.on("error", (error) => input.destroy(error));
       this.stdin.pipe(input);

@@ -125,9 +125,13 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   if (options.listen.kind === "stdio") {
     // This start got as far as serving: the next one like it may answer initialize early. Written
-    // before serving, so a client that kills the server at once still leaves it.
-    const stamp = { argv: options.argv, includeJsonrpc: options.includeJsonrpc, maxMessageBytes, config: configBeforeLoad };
-    await recordStartupStamp(home, stamp).catch((error: unknown) => options.logger.debug({ err: error }, "startup stamp not written"));
+    // before serving, so a client that kills the server at once still leaves it. Only for a start
+    // that read nothing but the home and config.toml: a model script or a session-log folder could
+    // be gone or broken by the next start, which the stamp would not see.
+    if (!wantsScript && options.sessionLog === null) {
+      const facts = { includeJsonrpc: options.includeJsonrpc, maxMessageBytes, config: configBeforeLoad };
+      await recordStartupStamp(home, options.argv, facts).catch((error: unknown) => options.logger.debug({ err: error }, "startup stamp not written"));
+    }
     const handoff = options.early?.handOff();
     const answered = handoff?.answered ?? null;
     const connection = server.connect(handoff?.input ?? process.stdin, process.stdout, answered ? { answered } : {});

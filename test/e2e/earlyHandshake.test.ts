@@ -95,6 +95,34 @@ describe("early handshake", () => {
     await server.stop();
   });
 
+  it("exits 0 on SIGTERM after an early answer, before the server has taken over", async () => {
+    const dir = home();
+    await session(dir);
+    const server = ServerProcess.start({ home: dir });
+    server.send(CONVERSATION[0]!);
+    await server.waitFor((message) => message.id === 1);
+    const exit = await server.signal("SIGTERM");
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    await server.stop();
+  });
+
+  it("stamps no start that reads a model script: a script broken since gets no early answer", async () => {
+    const dir = home();
+    const script = path.join(dir, "script.json");
+    writeFileSync(script, "[]");
+    const args = ["app-server", "--script", script];
+    expect((await session(dir, { args })).stderr).toContain('"earlyHandshake":false');
+    expect(existsSync(path.join(dir, "startup_stamp.json"))).toBe(false);
+    writeFileSync(script, "not json");
+    const server = ServerProcess.start({ home: dir, args });
+    server.send(CONVERSATION[0]!);
+    const exit = await server.waitExit();
+    expect(exit.code).toBe(1);
+    expect(server.stdoutLines).toEqual([]);
+    expect(server.stderr).toContain("is not JSON");
+    await server.stop();
+  });
+
   it("writes jsonrpc in the early response when the command line asks for it", async () => {
     const dir = home();
     const args = ["app-server", "--jsonrpc"];
@@ -120,6 +148,6 @@ describe("early handshake", () => {
     writeFileSync(path.join(dir, "config.toml"), 'model = "gpt-5.5"\n');
     expect((await session(dir)).stderr).toContain('"earlyHandshake":false');
     expect((await session(dir)).stderr).toContain('"earlyHandshake":true');
-    expect(JSON.parse(readFileSync(path.join(dir, "startup_stamp.json"), "utf8")).argv).toEqual(["app-server"]);
+    expect(JSON.parse(readFileSync(path.join(dir, "startup_stamp.json"), "utf8")).format).toBe(2);
   });
 });

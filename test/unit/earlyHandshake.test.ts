@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -97,7 +98,7 @@ describe("EarlyHandshake", () => {
     const home = mkdtempSync(path.join(os.tmpdir(), "aas-early-"));
     homes.push(home);
     const config = fileIdentity(stampedConfigFile(home));
-    await recordStartupStamp(home, { argv, includeJsonrpc: options.includeJsonrpc ?? false, maxMessageBytes: options.maxMessageBytes ?? 1 << 20, config });
+    await recordStartupStamp(home, argv, { includeJsonrpc: options.includeJsonrpc ?? false, maxMessageBytes: options.maxMessageBytes ?? 1 << 20, config });
     return home;
   }
 
@@ -150,6 +151,30 @@ describe("EarlyHandshake", () => {
     const fresh = mkdtempSync(path.join(os.tmpdir(), "aas-early-"));
     homes.push(fresh);
     expect(start(fresh, ["app-server"]).early).toBeNull();
+  });
+
+  it("keeps the stamp owner-only and without the arguments, which may hold tokens", async () => {
+    const home = await stampedHome(["app-server", "-c", 'model_providers.acme.experimental_bearer_token="sk-SECRET123"']);
+    const file = path.join(home, "startup_stamp.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).not.toContain("SECRET123");
+    const { early } = start(home, ["app-server", "-c", 'model_providers.acme.experimental_bearer_token="sk-SECRET123"']);
+    expect(early).not.toBeNull();
+    early!.handOff();
+  });
+
+  it("ignores a stamp that is not one: not an object, not a regular file, or from another build", async () => {
+    const home = await stampedHome(["app-server"]);
+    const file = path.join(home, "startup_stamp.json");
+    const stamp = JSON.parse(readFileSync(file, "utf8"));
+    for (const text of ["null", "[]", "7", "{", JSON.stringify({ ...stamp, build: { dev: 1, ino: 2, size: 3, mtimeMs: 4, ctimeMs: 5 } })]) {
+      writeFileSync(file, text);
+      expect(start(home, ["app-server"]).early, text).toBeNull();
+    }
+    // A FIFO would block a plain read forever.
+    rmSync(file);
+    execFileSync("mkfifo", [file]);
+    expect(start(home, ["app-server"]).early).toBeNull();
   });
 
   it("leaves a first line that is not a plain initialize, or too long, or unfinished, to the server", async () => {
