@@ -8,6 +8,7 @@ export interface SessionSummary {
   readonly id: string;
   readonly startedAt: string;
   readonly lastActivityAt: string;
+  /** Lines written to the file so far. */
   readonly messageCount: number;
   readonly file: string;
 }
@@ -47,8 +48,10 @@ export class SessionAudit {
     return {
       record: (direction, message) => {
         const ts = new Date(this.clock.nowMs()).toISOString();
-        entry.summary = { ...entry.summary, lastActivityAt: ts, messageCount: entry.summary.messageCount + 1 };
-        stream.write(JSON.stringify({ ts, dir: direction, connection: id, msg: message }) + "\n");
+        // Counted once written: the listing never names more lines than a reader finds in the file.
+        stream.write(JSON.stringify({ ts, dir: direction, connection: id, msg: message }) + "\n", (error) => {
+          if (!error) entry.summary = { ...entry.summary, lastActivityAt: ts, messageCount: entry.summary.messageCount + 1 };
+        });
       },
       close: () => {
         stream.end();

@@ -149,7 +149,8 @@ describe("WebSocket listener", () => {
     expect(session.messageCount).toBeGreaterThan(10);
     const { readFileSync: read } = await import("node:fs");
     const lines = read(session.file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines.length).toBe(session.messageCount);
+    // The listing counts the lines written when it answered; later messages may have been written since.
+    expect(lines.length).toBeGreaterThanOrEqual(session.messageCount);
     expect(lines[0]).toMatchObject({ dir: "in", connection: session.id, msg: { method: "initialize" } });
     expect(lines.some((line) => line.dir === "out" && line.msg.method === "turn/completed")).toBe(true);
     expect(typeof lines[0].ts).toBe("string");
