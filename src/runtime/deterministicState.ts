@@ -16,9 +16,14 @@ export interface DeterministicRuntime {
 /** Starts deterministic mode where the last server on this home stopped (or at the epoch on a fresh home). */
 export async function loadDeterministicRuntime(home: string): Promise<DeterministicRuntime> {
   const file = path.join(home, FILE);
+  type Saved = { clockMs?: number; counters?: Partial<Record<IdKind, number>> };
+  // A missing, broken or foreign file (`null`, an array) starts at the epoch, as a fresh home does.
   const saved = await readFile(file, "utf8")
-    .then((text) => JSON.parse(text) as { clockMs?: number; counters?: Partial<Record<IdKind, number>> })
-    .catch(() => ({}) as { clockMs?: number; counters?: Partial<Record<IdKind, number>> });
+    .then((text): Saved => {
+      const value: unknown = JSON.parse(text);
+      return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Saved) : {};
+    })
+    .catch((): Saved => ({}));
   const clock = steppingClock(saved.clockMs ?? DETERMINISTIC_EPOCH_MS);
   const ids = sequentialIdSource(saved.counters ?? {});
   return {
