@@ -74,21 +74,28 @@ export async function recordStartupStamp(home: string, argv: readonly string[], 
   const file = path.join(home, STAMP_FILE);
   const stamp: StartupStamp = { format: 2, server: SERVER_VERSION, build: buildIdentity(), argv: argvDigest(argv), ...facts };
   const text = `${JSON.stringify(stamp)}\n`;
-  const { readFile } = await import("node:fs/promises");
-  if ((await readFile(file, "utf8").catch(() => null)) === text) return;
+  if (readStampText(file) === text) return;
   const { writeFileAtomic } = await import("../runtime/atomicFile.js");
   await writeFileAtomic(file, text, { mode: 0o600 });
 }
 
-/** The stamp file's JSON object, or null: missing, not a regular file (a FIFO would block), too large, or not an object. */
+/** The stamp file's JSON object, or null: unreadable (see {@link readStampText}), or not an object. */
 function readStamp(file: string): Partial<StartupStamp> | null {
+  try {
+    const value: unknown = JSON.parse(readStampText(file) ?? "null");
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Partial<StartupStamp>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The stamp file's text, or null: missing, not a regular file (opening a FIFO would block), or too large. */
+function readStampText(file: string): string | null {
   let fd: number | undefined;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     const info = fstatSync(fd);
-    if (!info.isFile() || info.size > MAX_STAMP_BYTES) return null;
-    const value: unknown = JSON.parse(readFileSync(fd, "utf8"));
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Partial<StartupStamp>) : null;
+    return info.isFile() && info.size <= MAX_STAMP_BYTES ? readFileSync(fd, "utf8") : null;
   } catch {
     return null;
   } finally {

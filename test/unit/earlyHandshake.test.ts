@@ -171,10 +171,12 @@ describe("EarlyHandshake", () => {
       writeFileSync(file, text);
       expect(start(home, ["app-server"]).early, text).toBeNull();
     }
-    // A FIFO would block a plain read forever.
+    // A FIFO would block a plain read forever, at start and when the stamp is written anew.
     rmSync(file);
     execFileSync("mkfifo", [file]);
     expect(start(home, ["app-server"]).early).toBeNull();
+    await recordStartupStamp(home, ["app-server"], { includeJsonrpc: false, maxMessageBytes: 1 << 20, config: null });
+    expect(statSync(file).isFile()).toBe(true);
   });
 
   it("leaves a first line that is not a plain initialize, or too long, or unfinished, to the server", async () => {
