@@ -30,7 +30,7 @@ import { McpOAuthLogins } from "./mcpOAuthLogins.js";
 import type { KnownSecrets } from "./secretRedaction.js";
 import { ByteBudget, DEFAULT_MAX_CONCURRENT_READ_BYTES } from "./byteBudget.js";
 import { ClientConnection, type ConnectionHost } from "./connection.js";
-import { Dispatcher, serveAnsweredInitialize, type HandlerTable } from "./dispatcher.js";
+import { Dispatcher, type HandlerTable } from "./dispatcher.js";
 import { accountHandlers } from "./handlers/account.js";
 import { commandExecHandlers } from "./handlers/command.js";
 import { configHandlers } from "./handlers/config.js";
@@ -123,7 +123,6 @@ export class AppServer implements ConnectionHost {
   private readonly fsWatches = new FsWatches();
   private readonly reads: ByteBudget;
   private readonly oauthLogins: McpOAuthLogins;
-  private readonly handlers: HandlerTable;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly parts: AppServerParts) {
@@ -141,8 +140,7 @@ export class AppServer implements ConnectionHost {
       newId: () => parts.ids.uuid("item"),
     });
     const scheduler = new RequestScheduler(parts.admission, parts.activity);
-    this.handlers = this.createHandlers();
-    this.dispatcher = new Dispatcher(this.handlers, scheduler, this.logger);
+    this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
   }
 
   /** Server → client requests in flight, across every connection. */
@@ -186,7 +184,7 @@ export class AppServer implements ConnectionHost {
   private adoptAnsweredInitialize(connection: ClientConnection, answered: AnsweredInitialize): void {
     const { id, params, line } = answered;
     try {
-      const { result, afterResponse } = serveAnsweredInitialize(this.handlers, connection, params, id);
+      const { result, afterResponse } = this.dispatcher.serveAnsweredInitialize(connection, params, id);
       const response = { jsonrpc: "2.0" as const, id, result };
       connection.recordExchanged({ jsonrpc: "2.0", id, method: "initialize", params: params as object }, response);
       const served = serializeMessage(response, this.parts.includeJsonrpc ?? false);

@@ -65,8 +65,7 @@ export class Dispatcher {
       throw reason === undefined ? methodNotFound(method, true) : methodOutOfScope(method, reason);
     }
     if (spec.experimental && !connection.client?.experimentalApi) throw invalidRequest(`${method} requires experimentalApi capability`);
-    const parsed = spec.params.safeParse(rawParams ?? {});
-    if (!parsed.success) throw invalidParams(method, parsed.error);
+    const parsed = validParams(spec, method, rawParams);
     const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;
     const context: RequestContext = {
       connection,
@@ -77,7 +76,7 @@ export class Dispatcher {
       // `initialize` is cheap and a connection can do nothing before it: a busy server still lets
       // clients in (their own bound still applies), so only its real work is refused.
       const admission = { owner: connection, pastCeiling: method === "initialize" && !connection.client };
-      return await this.scheduler.run(admission, orderingKey(spec, parsed.data), async () => handler(parsed.data as never, context));
+      return await this.scheduler.run(admission, orderingKey(spec, parsed), async () => handler(parsed as never, context));
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");
@@ -87,29 +86,28 @@ export class Dispatcher {
       throw internalError();
     }
   }
+
+  /**
+   * Serves an `initialize` whose response is already on the output: the command line's early
+   * handshake answers it before the server has loaded. The same validation and handler as
+   * {@link dispatch}, synchronously, so the connection is initialized before it reads anything
+   * else; throws what would have been the error response. Returns the result and the work the
+   * handler left for after its response (the notifications that follow it), for the caller to run.
+   */
+  serveAnsweredInitialize(connection: ClientConnection, rawParams: unknown, requestId: RequestId): { result: ClientRequestResult<"initialize">; afterResponse: ReadonlyArray<() => void> } {
+    const params = validParams(clientRequestSpec("initialize")!, "initialize", rawParams) as ClientRequestParams<"initialize">;
+    const afterResponse: Array<() => void> = [];
+    const result = this.handlers.initialize(params, { connection, requestId, afterResponse: (fn) => afterResponse.push(fn) });
+    if (result instanceof Promise) throw internalError();
+    return { result, afterResponse };
+  }
 }
 
-/** The outcome of {@link Dispatcher.serveAnsweredInitialize}. */
-export interface AnsweredInitialize {
-  readonly result: ClientRequestResult<"initialize">;
-  /** Work the handler left for after its response (the notifications that follow it), to run now. */
-  readonly afterResponse: ReadonlyArray<() => void>;
-}
-
-/**
- * Serves an `initialize` whose response is already on the output: the command line's early
- * handshake answers it before the server has loaded. The same validation and handler as
- * {@link Dispatcher.dispatch}, synchronously, so the connection is initialized before it reads
- * anything else; throws what would have been the error response.
- */
-export function serveAnsweredInitialize(handlers: HandlerTable, connection: ClientConnection, rawParams: unknown, requestId: RequestId): AnsweredInitialize {
-  const spec = clientRequestSpec("initialize")!;
+/** A request's params as its method's schema reads them (omitted params are `{}`); -32602 naming the field path otherwise. */
+function validParams(spec: RequestSpec, method: string, rawParams: unknown): unknown {
   const parsed = spec.params.safeParse(rawParams ?? {});
-  if (!parsed.success) throw invalidParams("initialize", parsed.error);
-  const afterResponse: Array<() => void> = [];
-  const result = handlers.initialize(parsed.data as ClientRequestParams<"initialize">, { connection, requestId, afterResponse: (fn) => afterResponse.push(fn) });
-  if (result instanceof Promise) throw internalError();
-  return { result, afterResponse };
+  if (!parsed.success) throw invalidParams(method, parsed.error);
+  return parsed.data;
 }
 
 /**
