@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { isJsonObject } from "../runtime/jsonObject.js";
 import { PACKAGE_ROOT, SERVER_VERSION } from "../runtime/version.js";
 
 /** Which file a path named at some moment: a rewrite, a rename into place or a touch changes it. */
@@ -83,7 +84,7 @@ export async function recordStartupStamp(home: string, argv: readonly string[], 
 function readStamp(file: string): Partial<StartupStamp> | null {
   try {
     const value: unknown = JSON.parse(readStampText(file) ?? "null");
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Partial<StartupStamp>) : null;
+    return isJsonObject(value) ? (value as Partial<StartupStamp>) : null;
   } catch {
     return null;
   }

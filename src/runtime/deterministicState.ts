@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DETERMINISTIC_EPOCH_MS, steppingClock, type Clock } from "./clock.js";
 import { sequentialIdSource, type IdKind, type IdSource } from "./ids.js";
+import { isJsonObject } from "./jsonObject.js";
 
 const FILE = "deterministic-state.json";
 
@@ -21,7 +22,7 @@ export async function loadDeterministicRuntime(home: string): Promise<Determinis
   const saved = await readFile(file, "utf8")
     .then((text): Saved => {
       const value: unknown = JSON.parse(text);
-      return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Saved) : {};
+      return isJsonObject(value) ? (value as Saved) : {};
     })
     .catch((): Saved => ({}));
   const clock = steppingClock(saved.clockMs ?? DETERMINISTIC_EPOCH_MS);

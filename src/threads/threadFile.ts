@@ -1,5 +1,6 @@
 import { ftruncateSync, writeSync } from "node:fs";
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
+import { isJsonObject } from "../runtime/jsonObject.js";
 import type { Logger } from "../runtime/logger.js";
 import { ThreadRecord } from "./records.js";
 
@@ -65,14 +66,10 @@ type ContentRecord = Extract<ThreadRecord, { type: "item" | "model" }>;
  * policies, goals, usage, turn ends) and any line failing this check go through the full schema.
  */
 function isContentRecord(value: unknown): value is ContentRecord {
-  if (!isObject(value) || typeof value.at !== "number" || typeof value.turnId !== "string") return false;
-  if (value.type === "item") return isObject(value.item) && typeof value.item.type === "string" && typeof value.item.id === "string";
-  if (value.type === "model") return Array.isArray(value.items) && value.items.every((item) => isObject(item) && typeof item.type === "string");
+  if (!isJsonObject(value) || typeof value.at !== "number" || typeof value.turnId !== "string") return false;
+  if (value.type === "item") return isJsonObject(value.item) && typeof value.item.type === "string" && typeof value.item.id === "string";
+  if (value.type === "model") return Array.isArray(value.items) && value.items.every((item) => isJsonObject(item) && typeof item.type === "string");
   return false;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
