@@ -9,8 +9,8 @@
 // library and its types, and ship twice (about 0.5 MB): a measured trade. Loaded from node_modules
 // as hundreds of separate modules, they made spawn → first thread/start response 174 ms (zod alone
 // external) and 187 ms (the seven packages then bundled, all external) against 143 ms (medians of
-// 11, reused home). The other packages we ship are bundled once into dist/vendor/ (scripts/vendor.mjs), and these chunks import
-// them from there; every other dependency and peer dependency stays external, loaded from
+// 11, reused home). The other packages we ship are bundled once into dist/vendor/
+// (scripts/vendor.mjs), and these chunks import them from there; every other dependency and peer dependency stays external, loaded from
 // node_modules as the library loads it, and an optional one (the MCP SDK) stays optional. The
 // build fails if any other package gets into the bundle.
 //
@@ -60,7 +60,7 @@ const { metafile } = await build({
   // The start-up packages include CommonJS ones (pino, vscode-jsonrpc) that require Node's built-ins.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   external,
-  // The openai SDK and web-tree-sitter are bundled on their own into dist/vendor/ (scripts/vendor.mjs),
+  // The packages of src/vendor/ are bundled on their own into dist/vendor/ (scripts/vendor.mjs),
   // which the library loads too: the chunks import them from there rather than holding copies.
   plugins: [
     {
@@ -80,17 +80,21 @@ if (misplaced.length > 0) {
   process.exit(1);
 }
 
+/** The packages whose code is in a build's output, by name (from its metafile's input paths). */
+function packagesIn(inputPaths) {
+  return [
+    ...new Set(
+      inputPaths
+        .filter((input) => input.split(/[\\/]/).includes("node_modules"))
+        .map((input) => input.replace(/^.*node_modules[\\/]((@[^\\/]+[\\/])?[^\\/]+).*$/, "$1").replaceAll("\\", "/")),
+    ),
+  ];
+}
 // A package imported by src/ but missing from the lists above would be bundled (and, if it is a
 // dev dependency, absent from an install that the bundle does not cover): fail the build instead.
-const bundled = [
-  ...new Set(
-    Object.values(metafile.outputs)
-      .flatMap((output) => Object.keys(output.inputs))
-      .filter((input) => input.split(/[\\/]/).includes("node_modules"))
-      .map((input) => input.replace(/^.*node_modules[\\/]((@[^\\/]+[\\/])?[^\\/]+).*$/, "$1").replaceAll("\\", "/"))
-      .filter((name) => !STARTUP.has(name) && !STARTUP_DEPENDENCIES.has(name)),
-  ),
-];
+const bundled = packagesIn(Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs))).filter(
+  (name) => !STARTUP.has(name) && !STARTUP_DEPENDENCIES.has(name),
+);
 if (bundled.length > 0) {
   console.error(`bundle-cli: packages bundled into dist/cli.js: ${bundled.join(", ")}; add them to package.json's dependencies (they stay external)`);
   process.exit(1);
@@ -125,7 +129,7 @@ const launcher = await build({
   ],
 });
 // The launcher runs before anything else loads: a package in it (zod, say) would undo its purpose.
-const launcherPackages = Object.keys(launcher.metafile.inputs).filter((input) => input.split(/[\\/]/).includes("node_modules"));
+const launcherPackages = packagesIn(Object.keys(launcher.metafile.inputs));
 if (launcherPackages.length > 0) {
   console.error(`bundle-cli: dist/cli.cjs must hold no package, but holds ${launcherPackages.join(", ")}: keep src/cli.ts's static imports to the early handshake`);
   process.exit(1);
