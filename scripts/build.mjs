@@ -20,7 +20,7 @@ const dist = path.join(root, "dist");
 const STAMP = path.join(dist, ".build-stamp.json");
 const BUILD_INFO = path.join(dist, ".tsbuildinfo");
 const INPUT_DIRS = ["src"];
-const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/vendor.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/vendor.mjs", "scripts/vendored.mjs", "tsconfig.json", "package.json", "package-lock.json"];
 const OUTPUTS = ["cli.js", "cli.cjs", "vendor/openai.js", "vendor/webTreeSitter.js", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
 
 const args = process.argv.slice(2);

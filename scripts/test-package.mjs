@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkReadmeExamples } from "./readmeExamples.mjs";
+import { licenceFile, VENDORED } from "./vendored.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -25,8 +26,8 @@ const MCP_SDK_MISSING = `MCP servers need ${SDK}: npm install ${SDK}`;
 // HTTP servers, tree-sitter-bash's C sources or a whole vendored package in every install).
 const BUDGET = { mapBytes: 1_000_000, unpackedBytes: 8_000_000, installKiB: 30 * 1024 };
 // Never in an install without MCP: the SDK and its server side; what dist/vendor/ ships instead
-// (tree-sitter-bash's grammar, and bundles of the packages scripts/vendor.mjs lists).
-const ABSENT = [SDK, "express", "hono", "@hono/node-server", "cors", "tree-sitter-bash", "node-gyp-build", "openai", "web-tree-sitter", "smol-toml", "picomatch", "diff", "@decimalturn/toml-patch"];
+// (tree-sitter-bash's grammar, and bundles of the packages scripts/vendored.mjs lists).
+const ABSENT = [SDK, "express", "hono", "@hono/node-server", "cors", "tree-sitter-bash", "node-gyp-build", ...VENDORED.map(({ name }) => name)];
 
 const NPM_TIMEOUT_MS = 300_000;
 const RUN_TIMEOUT_MS = 60_000;
@@ -116,9 +117,7 @@ try {
   const mapBytes = maps.reduce((sum, file) => sum + file.size, 0);
   check(mapBytes <= BUDGET.mapBytes, `source maps: ${maps.length} files, ${mb(mapBytes)} (budget ${mb(BUDGET.mapBytes)})`);
   check(packed.unpackedSize <= BUDGET.unpackedBytes, `unpacked size ${mb(packed.unpackedSize)} (budget ${mb(BUDGET.unpackedBytes)})`);
-  const vendored = ["tree-sitter-bash.wasm", "tree-sitter-bash.LICENSE", "tree-sitter.wasm"].concat(
-    ...[["openai", "openai"], ["webTreeSitter", "web-tree-sitter"], ["smolToml", "smol-toml"], ["picomatch", "picomatch"], ["diff", "diff"], ["tomlPatch", "toml-patch"]].map(([module, name]) => [`${module}.js`, `${name}.LICENSE`]),
-  );
+  const vendored = ["tree-sitter-bash.wasm", "tree-sitter-bash.LICENSE", "tree-sitter.wasm", ...VENDORED.flatMap(({ module, name }) => [`${module}.js`, licenceFile(name)])];
   const missing = vendored.filter((file) => !paths.includes(`dist/vendor/${file}`));
   check(missing.length === 0, `dist/vendor/ holds the bash grammar and the bundled packages, with their licences${missing.length ? ` (missing: ${missing.join(", ")})` : ""}`);
   check(!paths.some((file) => file.includes("node_modules/")), "no node_modules in the tarball");

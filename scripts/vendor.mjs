@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { licenceFile, VENDORED } from "./vendored.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "package.json"));
@@ -39,16 +40,7 @@ const grammar = packageRoot("tree-sitter-bash");
 copyFileSync(path.join(grammar, "tree-sitter-bash.wasm"), path.join(vendor, "tree-sitter-bash.wasm"));
 copyFileSync(path.join(grammar, "LICENSE"), path.join(vendor, "tree-sitter-bash.LICENSE"));
 
-/** Each src/vendor/ module and the package it re-exports. */
-const BUNDLES = [
-  ["openai", "openai"],
-  ["webTreeSitter", "web-tree-sitter"],
-  ["smolToml", "smol-toml"],
-  ["picomatch", "picomatch"],
-  ["diff", "diff"],
-  ["tomlPatch", "@decimalturn/toml-patch"],
-];
-for (const [module, name] of BUNDLES) {
+for (const { module, name } of VENDORED) {
   rmSync(path.join(vendor, `${module}.js.map`), { force: true });
   await build({
     entryPoints: [path.join(root, "src", "vendor", `${module}.ts`)],
@@ -62,6 +54,6 @@ for (const [module, name] of BUNDLES) {
     // CommonJS code in a package (picomatch) may require Node's built-ins.
     banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   });
-  copyFileSync(path.join(packageRoot(name), "LICENSE"), path.join(vendor, `${name.replace(/^@[^/]+\//, "")}.LICENSE`));
+  copyFileSync(path.join(packageRoot(name), "LICENSE"), path.join(vendor, licenceFile(name)));
 }
 copyFileSync(path.join(packageRoot("web-tree-sitter"), "tree-sitter.wasm"), path.join(vendor, "tree-sitter.wasm"));

@@ -1,0 +1,16 @@
+// What scripts/vendor.mjs bundles into dist/vendor/, shared with the package test that checks it.
+
+/** Each src/vendor/ module and the package it re-exports (a dev dependency: installs never bring it). */
+export const VENDORED = [
+  { module: "openai", name: "openai" },
+  { module: "webTreeSitter", name: "web-tree-sitter" },
+  { module: "smolToml", name: "smol-toml" },
+  { module: "picomatch", name: "picomatch" },
+  { module: "diff", name: "diff" },
+  { module: "tomlPatch", name: "@decimalturn/toml-patch" },
+];
+
+/** The name of a vendored package's licence file in dist/vendor/ (a scope is left out). */
+export function licenceFile(name) {
+  return `${name.replace(/^@[^/]+\//, "")}.LICENSE`;
+}
