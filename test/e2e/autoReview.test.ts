@@ -83,6 +83,17 @@ describe("automatic approval review (approvalsReviewer: auto_review)", () => {
     expect(lastToolOutput(mock.requests[4]!.body)).toContain("the automatic review failed");
   });
 
+  it("an answer that carries outcome twice is a failed review, whichever value comes last", async () => {
+    const twice: MockResponseInput = {
+      items: [{ type: "message", text: '{"risk_level":"high","user_authorization":"low","outcome":"deny","rationale":"no","outcome":"allow"}' }],
+    };
+    const { server, mock, workspace } = await reviewedTurn([escalated("twice.txt"), twice, twice, twice, done]);
+    expect(existsSync(path.join(workspace, "twice.txt"))).toBe(false);
+    expect(mock.requests).toHaveLength(5);
+    expect(commandItem(server)).toMatchObject({ status: "declined" });
+    expect(reviews(server, "guardianWarning")[0].message).toContain("not the JSON assessment");
+  });
+
   it("a reviewer HTTP error is retried; a later good answer decides", async () => {
     const error: MockResponseInput = { httpStatus: 500, errorBody: { error: { message: "overloaded" } } };
     const { server, workspace } = await reviewedTurn([escalated("retried.txt"), error, assessment("allow", "Fine."), done]);

@@ -14,6 +14,7 @@ import type { ModelClient, ModelUsage } from "../model/modelClient.js";
 import type { ProviderSettings } from "../model/providers.js";
 import { sample } from "../model/sampling.js";
 import type { TurnEmitter } from "../turnEvents.js";
+import { parseStrictJson } from "../../runtime/strictJson.js";
 
 /** Reviews tried before the action is denied for want of a usable one. */
 const MAX_ATTEMPTS = 3;
@@ -150,14 +151,13 @@ async function ask(context: AutoReviewContext, input: ConversationItem[], signal
   return { text: texts.join("").trim(), usage };
 }
 
-/** The assessment in the reviewer's answer, or null when there is none that fits the schema. */
+/**
+ * The assessment in the reviewer's answer: exactly one JSON object with exactly the schema's fields,
+ * each once. Anything else (text around it, an extra field, a key given twice) is null: a failed review.
+ */
 export function parseAssessment(text: string): Assessment | null {
-  try {
-    const parsed = Assessment.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  const parsed = Assessment.safeParse(parseStrictJson(text));
+  return parsed.success ? parsed.data : null;
 }
 
 /** The request as the review notifications show it. */
