@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, hostOf, LoginShell, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { builtInTools, CommandSandbox, hostOf, LoginShell, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -31,6 +31,8 @@ export interface BuildOptions extends AppServerOptions {
   readonly configStore?: ConfigStore;
   /** Tools offered to the model (default: the built-in tools). */
   readonly tools?: readonly Tool[];
+  /** Paths of the server's own outside its home (listener sockets, token files, the audit log), masked in every sandbox. */
+  readonly serverPaths?: readonly string[];
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
@@ -55,8 +57,10 @@ export function buildAppServer(options: BuildOptions): AppServer {
   const sections = new SectionStore(home, () => ids.uuid("item"));
   const attachments = new AttachmentStore(home, () => ids.uuid("item"));
   const activity = new Activity();
+  // Masks the home and the server's other paths (its listeners' sockets and token files) in every sandbox.
+  const sandbox = new CommandSandbox(home, options.serverPaths ?? []);
   // A slow or failing profile: logged, and a configWarning to clients once.
-  const loginShell = new LoginShell(path.join(home, "shell_snapshots"), (summary, details) => hub.warnOnce(summary, details));
+  const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details));
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
   const startup = configStore.current;
   const mcpCredentials = new McpCredentialStore(home);
@@ -80,6 +84,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
       env: host.env,
       tools: new ToolRegistry(options.tools ?? builtInTools()),
       home,
+      sandbox,
       clock,
       loginShell,
       warnOnce: (summary, details) => hub.warnOnce(summary, details),
@@ -111,6 +116,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     mcp,
     mcpCredentials,
     loginShell,
+    sandbox,
     activity,
     audit: options.sessionLogDir ? new SessionAudit(options.sessionLogDir, clock) : undefined,
     secrets: logSecrets(host.env, configStore),

@@ -13,7 +13,7 @@ export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
 export type { PtyCommand } from "./exec/ptyCommand.js";
-export { sandboxedArgv } from "./exec/sandbox.js";
+export { CommandSandbox, type SandboxTarget } from "./boundary/commandSandbox.js";
 export { deniedActionApproval } from "./safety/deniedActionApproval.js";
 export { NEEDS_LOGIN } from "./mcp/mcpConnection.js";
 export { McpCredentialStore } from "./mcp/mcpCredentials.js";

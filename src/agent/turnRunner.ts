@@ -22,6 +22,7 @@ import { clientTools } from "./tools/clientTools.js";
 import { unknownToolCall } from "./tools/unknownTool.js";
 import { requestUserInputEnabled, requestUserInputTool } from "./tools/requestUserInput.js";
 import type { ExecSessions } from "./exec/execSessions.js";
+import type { CommandSandbox } from "./boundary/commandSandbox.js";
 import type { LoginShell } from "./exec/loginShell.js";
 import { TurnDiff } from "./patch/turnDiff.js";
 import type { TurnEmitter } from "./turnEvents.js";
@@ -68,6 +69,8 @@ export interface TurnRunnerDeps {
   readonly tools: ToolRegistry;
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
+  /** Starts commands, sandboxed as their policy says. */
+  readonly sandbox: CommandSandbox;
   readonly clock: Clock;
   /** Runs `bash -lc` commands without sourcing the login profile each time. */
   readonly loginShell: LoginShell;
@@ -142,7 +145,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
-    environment: { config: deps.config, env: deps.env, home: deps.home, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce },
+    environment: { config: deps.config, env: deps.env, home: deps.home, sandbox: deps.sandbox, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce },
   };
   try {
     let contextTokens = job.contextTokens;

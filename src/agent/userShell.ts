@@ -10,6 +10,7 @@ import type { ConversationItem } from "./conversation.js";
 import { shellOutputText } from "./exec/commandOutput.js";
 import { displayCommand } from "./exec/shellWords.js";
 import type { ToolContext } from "./tools/tool.js";
+import { directLauncher } from "./boundary/launch.js";
 
 /** Codex's default limit for a user shell command: one hour. */
 const DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
@@ -39,8 +40,9 @@ export async function runUserShellCommand(request: UserShellCommand, context: To
   const { clock, loginShell, config, env } = context.environment;
   const shell = await loginShell.command(argv, config, env);
   const started = clock.nowMs();
+  // The user's own command runs as Codex runs it: outside the sandbox.
   const session = await context.sessions.start(
-    shell.argv,
+    directLauncher(shell.argv),
     {
       cwd: context.cwd,
       env: shell.env,

@@ -1,4 +1,5 @@
 import { readFile, unlink } from "node:fs/promises";
+import path from "node:path";
 import { createHash } from "node:crypto";
 import { ensureHome, resolveHome } from "../config/home.js";
 import { ConfigStore } from "../config/configStore.js";
@@ -7,6 +8,7 @@ import type { ConfigOverride } from "../config/overrides.js";
 import { systemClock } from "../runtime/clock.js";
 import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
+import { closeInheritedDescriptors } from "../runtime/inheritedDescriptors.js";
 import type { Logger } from "../runtime/logger.js";
 import { buildAppServer } from "../app.js";
 import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
@@ -62,6 +64,9 @@ export interface ServeOptions {
  * admitted requests, interrupts running turns, flushes output and exits 0 within the deadline.
  */
 export async function serve(options: ServeOptions): Promise<void> {
+  // Before anything is spawned: descriptors inherited from whatever started us must reach no command.
+  const inherited = closeInheritedDescriptors();
+  if (inherited.length > 0) options.logger.debug({ fds: inherited }, "closed inherited descriptors");
   const overSocket = options.listen.kind === "ws" || options.listen.kind === "unix";
   const tokenSha256 = overSocket ? await tokenHash(options.ws) : null;
   // The WebSocket code (and the ws package) loads only when a WebSocket listener is asked for.
@@ -96,6 +101,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     maxLineBytes: maxMessageBytes,
     includeJsonrpc: options.includeJsonrpc,
     sessionLogDir: options.sessionLog ?? undefined,
+    // What a sandboxed command must not see besides the home: where clients connect, what they authenticate with, the audit log.
+    serverPaths: [
+      ...(options.listen.kind === "unix" && options.listen.path ? [options.listen.path] : []),
+      ...(options.ws.tokenFile ? [options.ws.tokenFile] : []),
+      ...(options.sessionLog ? [options.sessionLog] : []),
+    ].map((entry) => path.resolve(entry)),
   });
   await server.init();
   const closers: Array<() => Promise<unknown> | undefined> = [() => scripted?.mock.close(), () => deterministic?.save()];

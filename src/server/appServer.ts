@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import type { Host, LoginShell, McpCredentialStore, McpManager } from "../agent/index.js";
+import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
@@ -96,6 +96,7 @@ export interface AppServerParts {
   readonly mcpCredentials: McpCredentialStore;
   /** Login-profile snapshots for commands (removed at shutdown). */
   readonly loginShell: LoginShell;
+  readonly sandbox: CommandSandbox;
   readonly activity: Activity;
   readonly audit: SessionAudit | undefined;
   /** The secret values to mask in logs, as the config stands now. */
@@ -211,6 +212,7 @@ export class AppServer implements ConnectionHost {
       await this.threads.shutdown();
       await this.parts.mcp.close();
       await this.parts.loginShell.close();
+      this.parts.sandbox.close();
       await Promise.all(connections.map((connection) => connection.close()));
       this.parts.hub.connections.clear();
     })();
@@ -251,7 +253,7 @@ export class AppServer implements ConnectionHost {
       ...fileSearchHandlers(roots),
       ...mcpHandlers(mcp, this.parts.mcpCredentials),
       ...mcpServerHandlers({ mcp, requireThread: (threadId) => void this.threads.get(threadId), oauthLogins: this.oauthLogins }),
-      ...commandExecHandlers({ config: () => this.configStore.current, home, host, clock, processes: this.commandProcesses }),
+      ...commandExecHandlers({ config: () => this.configStore.current, sandbox: this.parts.sandbox, host, clock, processes: this.commandProcesses }),
       ...configHandlers({ store: this.configStore, reloadMcpServers }),
       ...externalAgentConfigHandlers({
         migration: {

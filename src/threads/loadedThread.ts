@@ -183,7 +183,13 @@ export class LoadedThread<S> {
     if (this.active) throw invalidRequest(`thread ${this.id} is running a turn; start the review once it ends`);
     let review: ReviewRequest;
     try {
-      review = await reviewRequest(params.target, this.history.settings.cwd);
+      const { sandbox, env } = this.services.agent;
+      review = await reviewRequest(params.target, this.history.settings.cwd, {
+        sandbox,
+        policy: this.history.settings.sandbox,
+        env,
+        bwrapPath: this.services.config.current.bwrap_path,
+      });
     } catch (error) {
       if (error instanceof ReviewTargetError) throw invalidRequest(error.message);
       throw error;

@@ -1,11 +1,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { chmod } from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { describeErrno, StartupError } from "../runtime/systemErrors.js";
 import { InboundBudget } from "./inboundBudget.js";
+import { guardedServer } from "../runtime/sandboxPeers.js";
 
 /** Who may connect. */
 export interface WebSocketAuth {
@@ -47,7 +48,8 @@ export interface WebSocketListener {
  * The WebSocket listener of `--listen ws://IP:PORT`, as Codex's: one JSON-RPC message per text
  * frame, `GET /readyz` and `/healthz` on the same port, capability-token auth checked (in constant
  * time) before the upgrade, `Origin` refused unless allowed, a message size limit, a bound on the
- * bytes of messages being received across clients, ping/pong.
+ * bytes of messages being received across clients, ping/pong. A TCP connection from a sandboxed
+ * command (one granted network shares our loopback) is closed before anything is read from it.
  */
 export async function listenWebSocket(options: WebSocketListenerOptions): Promise<WebSocketListener> {
   // ws refuses a frame by the length in its header, before buffering it.
@@ -93,22 +95,29 @@ export async function listenWebSocket(options: WebSocketListenerOptions): Promis
       inbound.meter(socket, ws);
     });
   });
-  const close = async () => {
-    for (const client of wss.clients) client.terminate();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
   if ("socketPath" in options.bind) {
     await listenOnSocket(server, options.bind.socketPath);
+    const close = async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    };
     return { url: `unix://${options.bind.socketPath}`, address: options.bind.socketPath, close };
   }
-  server.listen(options.bind.port, options.bind.host);
-  await listening(server, `ws://${options.bind.host.includes(":") ? `[${options.bind.host}]` : options.bind.host}:${options.bind.port}`);
-  const { address, port } = server.address() as AddressInfo;
+  // The HTTP server gets only the connections the guard lets through; it never listens itself.
+  const front = guardedServer((socket) => server.emit("connection", socket));
+  front.listen(options.bind.port, options.bind.host);
+  await listening(front, `ws://${options.bind.host.includes(":") ? `[${options.bind.host}]` : options.bind.host}:${options.bind.port}`);
+  const { address, port } = front.address() as AddressInfo;
+  const close = async () => {
+    for (const client of wss.clients) client.terminate();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+  };
   return { url: `ws://${address.includes(":") ? `[${address}]` : address}:${port}`, address, close };
 }
 
 /** Resolves once `server` listens; a bind that fails is a {@link StartupError} naming the address and what to do. */
-function listening(server: http.Server, url: string): Promise<void> {
+function listening(server: net.Server, url: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", (error: NodeJS.ErrnoException) => {

@@ -301,8 +301,9 @@ describe("commands", () => {
 });
 
 /**
- * A home whose login profile greets on stdout, counts its runs in `profile-runs`, exports a marker
- * and a secret-looking variable, and defines two functions, one needing the extglob option it sets.
+ * A user's home (apart from the server's) whose login profile greets on stdout, counts its runs in
+ * `profile-runs` (when it may write there), exports a marker, a per-run id and a secret-looking
+ * variable, and defines two functions, one needing the extglob option it sets.
  */
 function homeWithProfile(): string {
   const home = tempDir("aas-profile-");
@@ -311,7 +312,7 @@ function homeWithProfile(): string {
     [
       "echo Welcome",
       `echo sourced >> "${home}/profile-runs"`,
-      "export PROFILE_MARKER=from-profile PROFILE_API_TOKEN=sk-from-profile",
+      "export PROFILE_MARKER=from-profile PROFILE_API_TOKEN=sk-from-profile PROFILE_RUN=$RANDOM$RANDOM$RANDOM",
       'greet() { echo "hello $1"; }',
       "shopt -s extglob",
       'isab() { case "$1" in @(a|b)) echo "$1 is a or b" ;; *) echo "$1 is other" ;; esac; }',
@@ -322,30 +323,34 @@ function homeWithProfile(): string {
 }
 
 describe("login profile", () => {
-  it("runs once, not once per command; its variables and functions reach every command, shown as bash -lc", async () => {
+  it("runs once, not once per command, and only in a read-only sandbox; its variables and functions reach every command, shown as bash -lc", async () => {
     const home = homeWithProfile();
     const { server, mock } = await launch(
       [
-        { items: [{ type: "exec", cmd: "echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped}", callId: "call_1" }] },
-        { items: [{ type: "exec", cmd: "greet world; isab b", callId: "call_2" }] },
+        { items: [{ type: "exec", cmd: "echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped} run=$PROFILE_RUN", callId: "call_1" }] },
+        { items: [{ type: "exec", cmd: "greet world; isab b; echo run=$PROFILE_RUN", callId: "call_2" }] },
         { items: [{ type: "exec", cmd: "echo third; echo line=$LINENO", callId: "call_3" }] },
         { items: [{ type: "message", text: "Done." }] },
       ],
-      { home, sandbox: "danger-full-access" },
+      { sandbox: "danger-full-access", env: { HOME: home } },
     );
     const threadId = await startThread(server);
     await runTurn(server, threadId, "Go.");
     // What the profile prints is not part of any command's output; what it exports passes the
     // environment policy like the server's own variables (secret-looking ones are dropped).
-    expect(lastToolOutput(mock.requests[1]!.body)).toMatch(/Output:\nmarker=from-profile token=dropped\n$/);
-    expect(lastToolOutput(mock.requests[2]!.body)).toContain("hello world\nb is a or b\n");
+    const first = lastToolOutput(mock.requests[1]!.body);
+    expect(first).toMatch(/Output:\nmarker=from-profile token=dropped run=\d+\n$/);
+    const run = /run=(\d+)/.exec(first)![1];
+    // One run of the profile for both commands (each run draws a new id).
+    expect(lastToolOutput(mock.requests[2]!.body)).toContain(`hello world\nb is a or b\nrun=${run}\n`);
     // The script is not rewritten: bash numbers its lines from 1, as under `bash -lc`.
     expect(lastToolOutput(mock.requests[3]!.body)).toContain("third\nline=1\n");
-    expect(readFileSync(path.join(home, "profile-runs"), "utf8")).toBe("sourced\n");
+    // The profile ran in a read-only sandbox, even for a full-access thread: it could not write its count.
+    expect(existsSync(path.join(home, "profile-runs"))).toBe(false);
     const commands = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution").map((m) => m.params.item.command);
     expect(commands).toEqual([
-      "/bin/bash -lc 'echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped}'",
-      "/bin/bash -lc 'greet world; isab b'",
+      "/bin/bash -lc 'echo marker=$PROFILE_MARKER token=${PROFILE_API_TOKEN:-dropped} run=$PROFILE_RUN'",
+      "/bin/bash -lc 'greet world; isab b; echo run=$PROFILE_RUN'",
       "/bin/bash -lc 'echo third; echo line=$LINENO'",
     ]);
   });
@@ -358,26 +363,28 @@ describe("login profile", () => {
         { items: [{ type: "exec", cmd: "greet two", callId: "call_2" }] },
         { items: [{ type: "message", text: "Done." }] },
       ],
-      { home, sandbox: "danger-full-access", args: ["-c", "features.shell_snapshot=false"] },
+      { sandbox: "danger-full-access", args: ["-c", "features.shell_snapshot=false"], env: { HOME: home } },
     );
     const threadId = await startThread(server);
     await runTurn(server, threadId, "Go.");
     expect(readFileSync(path.join(home, "profile-runs"), "utf8")).toBe("sourced\nsourced\n");
-    expect(existsSync(path.join(home, "shell_snapshots"))).toBe(false);
+    expect(existsSync(path.join(server.home, "shell_snapshots"))).toBe(false);
   });
 
   it("is not sourced again by the command's own child shells, and its snapshot is gone after shutdown", async () => {
     const home = homeWithProfile();
+    const serverHome = tempDir("aas-home-");
     const { server, mock } = await launch(execThen(`echo env=\${BASH_ENV:-none}; bash -c 'type greet >/dev/null 2>&1 && echo child-has-greet || echo child-plain'`), {
-      home,
+      home: serverHome,
       sandbox: "danger-full-access",
+      env: { HOME: home },
     });
     const threadId = await startThread(server);
     await runTurn(server, threadId, "Go.");
     expect(lastToolOutput(mock.requests[1]!.body)).toContain("env=none\nchild-plain\n");
-    expect(readdirSync(path.join(home, "shell_snapshots"))).toHaveLength(1);
+    expect(readdirSync(path.join(serverHome, "shell_snapshots"))).toHaveLength(1);
     await server.stop();
-    expect(readdirSync(path.join(home, "shell_snapshots"))).toEqual([]);
+    expect(readdirSync(path.join(serverHome, "shell_snapshots"))).toEqual([]);
   });
 });
 
@@ -449,7 +456,7 @@ describe.skipIf(!bwrapAvailable)("sandbox", () => {
 
   it("a sandboxed command gets the login profile's variables and functions too", async () => {
     const home = homeWithProfile();
-    const { server, mock } = await launch(execThen("greet sandbox; echo marker=$PROFILE_MARKER"), { home, approval: "never", sandbox: "read-only" });
+    const { server, mock } = await launch(execThen("greet sandbox; echo marker=$PROFILE_MARKER"), { approval: "never", sandbox: "read-only", env: { HOME: home } });
     const threadId = await startThread(server);
     await runTurn(server, threadId, "Go.");
     expect(lastToolOutput(mock.requests[1]!.body)).toContain("hello sandbox\nmarker=from-profile\n");

@@ -24,9 +24,9 @@ export class RawWebSocketClient {
     socket.on("message", (data) => this.receive(JSON.parse(String(data))));
   }
 
-  /** Connects and sends `initialize` (and `initialized`). */
-  static async connect(url: string, name: string): Promise<RawWebSocketClient> {
-    const socket = new WebSocket(url);
+  /** Connects (with `token` as the bearer capability, when given) and sends `initialize` (and `initialized`). */
+  static async connect(url: string, name: string, token?: string): Promise<RawWebSocketClient> {
+    const socket = new WebSocket(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
     await new Promise((resolve, reject) => {
       socket.once("open", resolve);
       socket.once("error", reject);

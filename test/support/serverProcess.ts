@@ -24,6 +24,8 @@ export interface StartOptions {
   wrapper?: string[];
   /** The script node runs (default dist/cli.cjs, the package bin; a symlink to it to run it under another name). */
   cli?: string;
+  /** Descriptors the server inherits beyond 0–2, as whatever started it might leave them (fd 3, 4…). */
+  extraFds?: number[];
 }
 
 /** How the process ended. */
@@ -84,8 +86,8 @@ export class ServerProcess {
       cwd: options.cwd,
       // HOME is the temp home too: commands run with `bash -lc` must not source (or lock) the user's profile.
       env: { ...process.env, HOME: home, LOG_LEVEL: "info", ...options.env, AGENT_APP_SERVER_HOME: home },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      stdio: ["pipe", "pipe", "pipe", ...(options.extraFds ?? [])],
+    }) as ChildProcessWithoutNullStreams;
     const server = new ServerProcess(child, home, ownsHome, options.protocol ?? true);
     running.add(server);
     return server;

@@ -61,6 +61,8 @@ export async function launch(
     wrapper?: string[];
     /** The server's working directory (the workspace of `command/exec`). */
     cwd?: string;
+    /** Descriptors the server inherits beyond 0–2. */
+    extraFds?: number[];
   } = {},
 ): Promise<{ server: ServerProcess; mock: MockModel }> {
   const mock = options.mock ?? (await startMockModel({ ...options.mockOptions, responses }));
@@ -79,6 +81,7 @@ export async function launch(
     env: { OPENAI_API_KEY: "", ...options.env },
     wrapper: options.wrapper,
     cwd: options.cwd,
+    extraFds: options.extraFds,
   });
   servers.push(server);
   await server.initialize(options.capabilities);

@@ -1,3 +1,4 @@
+import type { Launcher } from "../boundary/launch.js";
 import type { ProcessSession } from "./processSession.js";
 
 /** How a session starts: where, with what environment, and who hears its output. */
@@ -40,9 +41,9 @@ export class ExecSessions {
   private closed = false;
 
   /** Starts a command as a new session; one started after its turn's interrupt, or after {@link killAll}, is killed at once. */
-  async start(argv: readonly string[], options: SessionOptions, owner: SessionOwner): Promise<ProcessSession> {
+  async start(launcher: Launcher, options: SessionOptions, owner: SessionOwner): Promise<ProcessSession> {
     const { ProcessSession } = await import("./processSession.js");
-    const session = new ProcessSession(this.nextId++, argv, options);
+    const session = new ProcessSession(this.nextId++, launcher, options);
     this.sessions.set(session.id, { session, owner });
     if (this.closed || owner.signal.aborted) session.kill();
     return session;

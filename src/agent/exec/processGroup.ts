@@ -1,4 +1,5 @@
 import { execa, type ResultPromise } from "execa";
+import type { Launch, Launcher } from "../boundary/launch.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 
 /** The id each spawned command carries in its environment (see commandMarker.ts). */
@@ -16,17 +17,19 @@ export interface ProcessExit {
 export type StdinMode = "pipe" | "ignore";
 
 /**
- * Starts `argv` as the leader of a new process group with exactly `env` (plus its command id), its
- * output as raw byte streams, so that {@link killProcessGroup} can end it and everything it started.
+ * Starts a command (through `launcher`) as the leader of a new process group with exactly `env`
+ * (plus its command id), its output as raw byte streams, so that {@link killProcessGroup} can end
+ * it and everything it started.
  */
 export function spawnProcessGroup(
-  argv: readonly string[],
+  launcher: Launcher,
   options: { readonly cwd: string; readonly env: Record<string, string>; readonly stdin: StdinMode },
 ): ResultPromise {
   const marker = newCommandMarker();
-  const child = execa(argv[0]!, argv.slice(1), {
+  const launch = launcher({ ...options.env, [COMMAND_MARKER]: marker });
+  const child = execa(launch.argv[0]!, launch.argv.slice(1), {
     cwd: options.cwd,
-    env: { ...options.env, [COMMAND_MARKER]: marker },
+    env: launch.env,
     extendEnv: false,
     detached: true,
     stdin: options.stdin,
@@ -40,17 +43,19 @@ export function spawnProcessGroup(
   // Writing to a command that has exited is not an error worth crashing over.
   child.stdin?.on("error", () => undefined);
   markers.set(child, marker);
+  afterExit(child, launch);
   return child;
 }
 
 /**
- * Starts `argv` on its own, to outlive the server if need be: a process group of its own, no pipe
- * to us (stdout to `outputFile`, stderr and stdin closed), not waited for at exit.
+ * Starts a command (through `launcher`) on its own: a process group of its own, no pipe to us
+ * (stdout to `outputFile`, stderr and stdin closed), not waited for at exit.
  */
-export function spawnDetached(argv: readonly string[], options: { readonly cwd: string; readonly env: Record<string, string>; readonly outputFile: string }): ResultPromise {
-  const child = execa(argv[0]!, argv.slice(1), {
+export function spawnDetached(launcher: Launcher, options: { readonly cwd: string; readonly env: Record<string, string>; readonly outputFile: string }): ResultPromise {
+  const launch = launcher(options.env);
+  const child = execa(launch.argv[0]!, launch.argv.slice(1), {
     cwd: options.cwd,
-    env: options.env,
+    env: launch.env,
     extendEnv: false,
     detached: true,
     stdin: "ignore",
@@ -61,7 +66,13 @@ export function spawnDetached(argv: readonly string[], options: { readonly cwd: 
     cleanup: false,
   });
   child.unref();
+  afterExit(child, launch);
   return child;
+}
+
+/** Cleans up what the launch handed the command (its files, its mount points) once it exited or failed to start. */
+function afterExit(child: ResultPromise, launch: Launch): void {
+  child.then(launch.exited, launch.exited);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ResultPromise } from "execa";
 import { StringDecoder } from "node:string_decoder";
+import type { Launcher } from "../boundary/launch.js";
 import { killProcessGroup, processExit, spawnProcessGroup, type ProcessExit } from "./processGroup.js";
 
 // What the item keeps of a command's output: the first and last halves of this many characters.
@@ -20,10 +21,10 @@ export class ProcessSession {
 
   constructor(
     readonly id: number,
-    argv: readonly string[],
+    launcher: Launcher,
     options: { cwd: string; env: Record<string, string>; onOutput: (delta: string) => void },
   ) {
-    this.child = spawnProcessGroup(argv, { cwd: options.cwd, env: options.env, stdin: "pipe" });
+    this.child = spawnProcessGroup(launcher, { cwd: options.cwd, env: options.env, stdin: "pipe" });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       const decoder = new StringDecoder("utf8");
       stream?.on("data", (chunk: Buffer) => {

@@ -5,12 +5,15 @@
  * backpressure; stdin is the terminal's input; the window can be resized while it runs.
  */
 import { spawn, type IPty } from "@lydell/node-pty";
+import type { Launcher } from "../boundary/launch.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 import { TIMEOUT_EXIT_CODE, type OneOffOptions, type OneOffResult } from "./oneOffCommand.js";
 
 /** The terminal's first size when the request gives none (a classic 80×24 window). */
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The terminal type commands see (TERM). */
+const TERMINAL_NAME = "xterm-256color";
 /** ^D: on a terminal in canonical mode, end of input for the program reading it. */
 const END_OF_TRANSMISSION = "\x04";
 
@@ -27,16 +30,19 @@ export class PtyCommand {
   private readonly marker = newCommandMarker();
 
   constructor(
-    argv: readonly string[],
+    launcher: Launcher,
     private readonly options: OneOffOptions,
     size: { readonly cols: number; readonly rows: number } | null,
   ) {
     const { cols, rows } = size && size.cols > 0 && size.rows > 0 ? size : DEFAULT_SIZE;
-    this.pty = spawn(argv[0]!, argv.slice(1), { name: "xterm-256color", cols, rows, cwd: options.cwd, env: { ...options.env, [COMMAND_MARKER]: this.marker }, encoding: null });
+    // node-pty sets TERM to the terminal's name in what it execs; a sandboxed command gets it through its launcher.
+    const launch = launcher({ ...options.env, TERM: TERMINAL_NAME, [COMMAND_MARKER]: this.marker });
+    this.pty = spawn(launch.argv[0]!, launch.argv.slice(1), { name: TERMINAL_NAME, cols, rows, cwd: options.cwd, env: launch.env, encoding: null });
     this.capture();
     const timer = options.timeoutMs === null ? undefined : setTimeout(() => this.expire(), Math.min(options.timeoutMs, MAX_TIMER_MS));
     this.finished = new Promise<{ exitCode: number; signal?: number }>((resolve) => this.pty.onExit(resolve)).then(async (exit) => {
       this.exited = true;
+      launch.exited();
       clearTimeout(timer);
       // Whatever it left running on the terminal goes with it, as with a piped command's group.
       this.killGroup();

@@ -8,7 +8,7 @@ import { applyPatch } from "../tools/applyPatch.js";
 import type { ToolContext } from "../tools/tool.js";
 import { parseCommandActions } from "./commandActions.js";
 import { execOutputText, shellOutputText } from "./commandOutput.js";
-import { sandboxedArgv } from "./sandbox.js";
+import { directLauncher } from "../boundary/launch.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
 import { decideCommand } from "../safety/decision.js";
@@ -114,28 +114,27 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
   const shell = await context.environment.loginShell.command(request.argv, context.environment.config, context.environment.env);
   context.signal.throwIfAborted();
-  let argv = shell.argv;
+  let launcher = directLauncher(shell.argv);
   if (decision.sandboxed) {
     // The writable roots come from the thread's cwd and settings, never from the model's workdir.
-    const sandboxed = await sandboxedArgv(shell.argv, {
+    const prepared = await context.environment.sandbox.prepare(shell.argv, {
       policy: context.settings.sandbox,
       workspace: context.cwd,
       cwd: request.workdir,
-      home: context.environment.home,
       env: context.environment.env,
       bwrapPath: context.environment.config.bwrap_path,
     });
-    if ("problem" in sandboxed) {
-      context.environment.warnOnce("The command sandbox is unavailable", sandboxed.problem);
-      await finish({ status: "failed", aggregatedOutput: sandboxed.problem, exitCode: -1 });
-      return `exec_command failed: ${sandboxed.problem}`;
+    if ("problem" in prepared) {
+      context.environment.warnOnce("The command sandbox is unavailable", prepared.problem);
+      await finish({ status: "failed", aggregatedOutput: prepared.problem, exitCode: -1 });
+      return `exec_command failed: ${prepared.problem}`;
     }
-    argv = sandboxed.argv;
+    launcher = prepared.launcher;
   }
 
   const started = context.environment.clock.nowMs();
   const session = await context.sessions.start(
-    argv,
+    launcher,
     {
       cwd: request.workdir,
       env: shell.env,

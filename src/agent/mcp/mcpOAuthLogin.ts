@@ -5,8 +5,9 @@
  * which are stored for the server's connections.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo, Server as NetServer } from "node:net";
+import { guardedServer } from "../../runtime/sandboxPeers.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { oauthClientMetadata, type McpCredentialStore } from "./mcpCredentials.js";
@@ -43,8 +44,10 @@ export class OAuthLoginError extends Error {}
 export async function startOAuthLogin(request: OAuthLoginRequest): Promise<OAuthLogin> {
   const { auth } = await loadMcpSdk(() => import("@modelcontextprotocol/sdk/client/auth.js"), (message) => new OAuthLoginError(message));
   const callback = createServer();
-  await listen(callback, request.callbackPort);
-  const redirectUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+  // Only the guard listens: a sandboxed command granted network reaches loopback, but not this.
+  const front = guardedServer((socket) => callback.emit("connection", socket));
+  await listen(front, request.callbackPort);
+  const redirectUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}/callback`;
   const state = randomBytes(16).toString("base64url");
   const scope = request.scopes && request.scopes.length > 0 ? request.scopes.join(" ") : undefined;
   let authorizationUrl: string | null = null;
@@ -82,7 +85,7 @@ export async function startOAuthLogin(request: OAuthLoginRequest): Promise<OAuth
     if (finished) return;
     finished = true;
     clearTimeout(timer);
-    callback.close();
+    front.close();
     callback.closeAllConnections();
     settle(result);
   };
@@ -135,7 +138,7 @@ function registeredFor(client: OAuthClientInformationMixed | undefined, redirect
   return Array.isArray(uris) && uris.includes(redirectUrl) ? client : undefined;
 }
 
-function listen(server: Server, port: number): Promise<void> {
+function listen(server: NetServer, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", (error) => reject(new OAuthLoginError(`cannot listen for the OAuth callback on 127.0.0.1:${port}: ${error.message}`)));
     server.listen(port, "127.0.0.1", () => resolve());

@@ -4,7 +4,6 @@ import type { FileUpdateChange, ThreadItem } from "../../protocol/items.js";
 import { TurnCancelled } from "../approvals.js";
 import type { ToolCall } from "../conversation.js";
 import { realLocation } from "../../workspace/confinement.js";
-import { writableRoots } from "../exec/sandbox.js";
 import { isInside, type WritableRoots } from "../../workspace/roots.js";
 import { commitPatch, planPatch, type PlannedChange } from "../patch/patchApply.js";
 import { parsePatch } from "../patch/patchParser.js";
@@ -73,7 +72,7 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   const changes = planned.map(toWireChange);
   await context.emit({ type: "itemStarted", item: item(changes, "inProgress") });
 
-  const roots = writableRoots(context.settings.sandbox, context.cwd, context.environment.home, context.environment.env);
+  const roots = context.environment.sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   const targets = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path]));
   const outside = await pathsOutsideWritableRoots(targets, roots);
   const touched = targets.map((file) => path.relative(context.cwd, file));

@@ -6,6 +6,7 @@ import type { ApprovalMemory } from "../approvalMemory.js";
 import type { ApprovalAsker } from "../approvals.js";
 import type { ClientAsker } from "../clientAsker.js";
 import type { ExecSessions } from "../exec/execSessions.js";
+import type { CommandSandbox } from "../boundary/commandSandbox.js";
 import type { LoginShell } from "../exec/loginShell.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
 import type { TurnSettings } from "../settings.js";
@@ -18,6 +19,8 @@ export interface ToolEnvironment {
   readonly clock: Clock;
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
+  /** The only way a command starts: in the sandbox its policy asks for, or as it is for full access. */
+  readonly sandbox: CommandSandbox;
   /** Runs `bash -lc` commands without sourcing the login profile each time. */
   readonly loginShell: LoginShell;
   /** Tells clients about a problem once per server (a `configWarning`). */

@@ -1,7 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
 import type { ContentPart, ToolCall } from "../conversation.js";
-import { writableRoots } from "../exec/sandbox.js";
 import type { WritableRoots } from "../../workspace/roots.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";
@@ -44,6 +43,6 @@ export const viewImageTool: Tool = {
 
 /** Where the model may look: the turn's cwd and writable roots; anywhere under full access. */
 function readableRoots(context: ToolContext): WritableRoots | null {
-  const writable = writableRoots(context.settings.sandbox, context.cwd, context.environment.home, context.environment.env);
+  const writable = context.environment.sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   return writable && { roots: [context.cwd, ...writable.roots], protectedPaths: [] };
 }

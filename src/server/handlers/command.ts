@@ -5,7 +5,7 @@ import {
   profileSandboxMode,
   loadOneOffCommand,
   loadPtyCommand,
-  sandboxedArgv,
+  type CommandSandbox,
   type Host,
   type ExecProcess,
   type OneOffOptions,
@@ -29,8 +29,8 @@ const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
 export interface CommandExecDeps {
   /** The current config (`configStore.current`), read at each command. */
   readonly config: () => Config;
-  /** The server's home, read-only inside the sandbox. */
-  readonly home: string;
+  /** Starts the command, sandboxed as its policy says. */
+  readonly sandbox: CommandSandbox;
   /** Where the server runs: its cwd is the default cwd and the workspace a sandbox policy protects; its environment is the commands'. */
   readonly host: Host;
   readonly clock: Clock;
@@ -103,16 +103,15 @@ async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput
   const { host } = deps;
   const { cwd, sandbox } = effectiveSettings(config, null, { cwd: params.cwd, sandboxPolicy: params.sandboxPolicy, sandboxMode: profileSandboxMode(params.permissionProfile) }, host);
   if (!(await stat(cwd).catch(() => null))?.isDirectory()) throw invalidRequest(`command/exec cwd is not a directory: ${cwd}`);
-  const sandboxed = await sandboxedArgv(params.command, {
+  const prepared = await deps.sandbox.prepare(params.command, {
     policy: sandbox,
     // As in Codex, the policy's workspace is the server's cwd, not the command's.
     workspace: host.cwd,
     cwd,
-    home: deps.home,
     env: host.env,
     bwrapPath: config.bwrap_path,
   });
-  if ("problem" in sandboxed) throw rpcError(ErrorCode.InternalError, sandboxed.problem);
+  if ("problem" in prepared) throw rpcError(ErrorCode.InternalError, prepared.problem);
   const options: OneOffOptions = {
     cwd,
     env: withOverrides(childEnvironment(config.shell_environment_policy, host.env), params.env),
@@ -122,8 +121,8 @@ async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput
     onOutput,
   };
   // Command support (execa, node-pty) loads with the first command that needs it, not at start-up.
-  if (params.tty) return new (await loadPtyCommand()).PtyCommand(sandboxed.argv, options, params.size ?? null);
-  return new (await loadOneOffCommand()).OneOffCommand(sandboxed.argv, options);
+  if (params.tty) return new (await loadPtyCommand()).PtyCommand(prepared.launcher, options, params.size ?? null);
+  return new (await loadOneOffCommand()).OneOffCommand(prepared.launcher, options);
 }
 
 /** The environment with the request's overrides applied: a value sets a variable, null unsets it. */
