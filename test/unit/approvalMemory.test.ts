@@ -5,7 +5,7 @@ import { parseScript } from "../../src/agent/safety/shellParser.js";
 
 const bash = (script: string) => ["/bin/bash", "-lc", script];
 const allows = async (memory: ApprovalMemory, script: string) =>
-  commandVerdict(memory.rules(false), { argv: bash(script), parsed: await parseScript(script) })?.action === "allow";
+  commandVerdict(memory.rules(false), { argv: bash(script), parsed: await parseScript(script), cwd: "/tmp/aas-memory-ws", modelWritable: ["/tmp/aas-memory-ws"] })?.action === "allow";
 
 describe("ApprovalMemory", () => {
   it("allows commands that start with an accepted prefix, and nothing chained after them", async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { decideCommand, decidePatch, NEVER_ESCALATE, type CommandDecision } from "../../src/agent/safety/decision.js";
-import { isKnownSafeCommand, isKnownSafeScript } from "../../src/agent/safety/knownSafe.js";
 import { parseScript } from "../../src/agent/safety/shellParser.js";
 import type { ApprovalRule } from "../../src/config/schema.js";
 import type { AskForApproval, SandboxPolicy } from "../../src/protocol/policy.js";
@@ -12,6 +11,10 @@ const granular = (sandbox_approval: boolean, rules: boolean): AskForApproval => 
   granular: { sandbox_approval, rules, mcp_elicitations: false },
 });
 
+/** The workspace the model writes in these rows, and a PATH outside it. */
+const WORKSPACE = "/tmp/aas-decision-ws";
+const CLEAN_PATH = "/usr/local/bin:/usr/bin:/bin";
+
 interface Row {
   script: string;
   policy: AskForApproval;
@@ -20,6 +23,8 @@ interface Row {
   rules?: ApprovalRule[];
   learned?: ApprovalRule[];
   accepted?: boolean;
+  searchPath?: string | null;
+  argv?: string[];
   expected: CommandDecision["kind"] | "run unsandboxed" | "ask unsandboxed";
 }
 
@@ -27,12 +32,15 @@ async function decide(row: Row): Promise<CommandDecision> {
   return decideCommand({
     policy: row.policy,
     sandbox: row.sandbox ?? workspace,
-    argv: ["/bin/bash", "-lc", row.script],
+    argv: row.argv ?? ["/bin/bash", "-lc", row.script],
     parsed: await parseScript(row.script),
     escalate: row.escalate ?? false,
     rules: row.rules ?? [],
     learned: row.learned ?? [],
     acceptedForSession: row.accepted ?? false,
+    searchPath: row.searchPath === undefined ? CLEAN_PATH : row.searchPath,
+    modelWritable: [WORKSPACE, "/tmp"],
+    cwd: WORKSPACE,
   });
 }
 
@@ -114,6 +122,39 @@ const TABLE: Row[] = [
   { script: "touch a", policy: "on-request", escalate: true, learned: [{ action: "allow", command: ["touch"] }], expected: "run unsandboxed" },
   { script: "touch a", policy: "never", escalate: true, learned: [{ action: "allow", command: ["touch"] }], expected: "refuse" },
   { script: "npm test; touch x", policy: "untrusted", learned: [{ action: "allow", command: ["npm", "test"] }], expected: "ask" },
+  // known-safe needs a clean PATH and an argv that runs exactly the checked script
+  { script: "ls", policy: "untrusted", searchPath: null, expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: "", expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: ".:/usr/bin", expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: "/usr/bin::/bin", expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: "bin:/usr/bin", expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: `/usr/bin:${WORKSPACE}/node_modules/.bin`, expected: "ask" },
+  { script: "ls", policy: "untrusted", searchPath: "/tmp/tools:/usr/bin", expected: "ask" },
+  { script: "ls", policy: "untrusted", argv: [`${WORKSPACE}/bash`, "-c", "ls"], expected: "ask" },
+  { script: "ls", policy: "untrusted", argv: ["./bash", "-c", "ls"], expected: "ask" },
+  { script: "ls", policy: "untrusted", argv: ["/bin/bash", "--norc", "ls"], expected: "ask" },
+  { script: "ls", policy: "untrusted", argv: ["/bin/bash", "-c", "ls"], expected: "run" },
+  // what runs cannot be known while a deny rule is in force: asked, refused where nobody may be asked
+  { script: "./deploy.sh", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "./deploy.sh", policy: "on-request", rules: denyPush, accepted: true, expected: "ask" },
+  { script: "./deploy.sh", policy: "never", rules: denyPush, expected: "refuse" },
+  { script: "./deploy.sh", policy: granular(true, false), rules: denyPush, expected: "refuse" },
+  { script: "./deploy.sh", policy: "on-request", rules: denyPush, escalate: true, expected: "ask unsandboxed" },
+  { script: "./deploy.sh", policy: "on-request", escalate: true, accepted: true, rules: denyPush, expected: "ask unsandboxed" },
+  { script: "./deploy.sh", policy: "on-request", rules: askRm, expected: "ask" },
+  { script: "./deploy.sh", policy: "never", rules: askRm, expected: "refuse" },
+  { script: "./deploy.sh", policy: "on-request", rules: allowCargo, expected: "run" },
+  { script: "./deploy.sh", policy: "on-request", expected: "run" },
+  { script: "./deploy.sh", policy: "untrusted", rules: [{ action: "allow", command: ["./deploy.sh"] }], expected: "ask" },
+  { script: "/usr/bin/git push", policy: "on-request", rules: denyPush, expected: "refuse" },
+  { script: "bash script.sh", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "cat x | sh", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "git $SUB origin", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "git -c alias.x=push x", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "PATH=. git status", policy: "on-request", rules: denyPush, expected: "ask" },
+  { script: "git status", policy: "on-request", rules: denyPush, expected: "run" },
+  { script: "echo push | xargs git", policy: "never", rules: denyPush, expected: "refuse" },
+  { script: "GIT_SSH_COMMAND='git push' git fetch", policy: "on-request", rules: denyPush, expected: "refuse" },
 ];
 
 describe("the decision module: command, policy, sandbox, escalation, rules → decision", () => {
@@ -125,42 +166,18 @@ describe("the decision module: command, policy, sandbox, escalation, rules → d
     const decision = await decide({ script: "touch /etc/x", policy: "never", escalate: true, expected: "refuse" });
     expect(decision).toEqual({ kind: "refuse", message: NEVER_ESCALATE });
   });
-});
 
-describe("known-safe commands (Codex's rules)", () => {
-  it.each([
-    [["ls", "-la"], true],
-    [["cat", "a"], true],
-    [["grep", "-R", "x", "."], true],
-    [["rg", "-n", "x"], true],
-    [["rg", "-nz", "x"], false],
-    [["rg", "--pre=cat", "x"], false],
-    [["rg", "--hostname-bin", "x"], false],
-    [["base64", "in"], true],
-    [["base64", "-oout"], false],
-    [["base64", "--output=x"], false],
-    [["sed", "-n", "5p", "f"], true],
-    [["sed", "-n", "1,5p", "f", "g"], false],
-    [["sed", "-i", "s/a/b/", "f"], false],
-    [["uniq", "in"], true],
-    [["uniq", "-f", "2", "in"], true],
-    [["uniq", "in", "out"], false],
-    [["uniq", "--", "in", "out"], false],
-    [["sort", "x"], false],
-    [["tree"], false],
-    [["env"], false],
-    [["git", "log"], false],
-    [["/bin/ls"], false],
-    [["numfmt", "1000"], true],
-  ] as [string[], boolean][])("%j → %s", (argv, safe) => {
-    expect(isKnownSafeCommand(argv)).toBe(safe);
-  });
-
-  it("needs a plain script whose every command is safe", async () => {
-    expect(isKnownSafeScript(await parseScript("ls | wc -l && echo done"))).toBe(true);
-    expect(isKnownSafeScript(await parseScript("ls | xargs rm"))).toBe(false);
-    expect(isKnownSafeScript(await parseScript("'git status'"))).toBe(false);
-    expect(isKnownSafeScript(await parseScript(""))).toBe(false);
+  it("tells a literal deny from a deny that may apply", async () => {
+    const rules: ApprovalRule[] = [{ action: "deny", command: ["git", "push"], description: "pushing is for humans" }];
+    expect(await decide({ script: "env -u X git push", policy: "on-request", rules, expected: "refuse" })).toEqual({
+      kind: "refuse",
+      message: "approval rule 1 (deny: pushing is for humans) forbids this command; it was not run.",
+    });
+    expect(await decide({ script: "bash ./deploy.sh", policy: "never", rules, expected: "refuse" })).toEqual({
+      kind: "refuse",
+      message:
+        "approval rule 1 (deny: pushing is for humans) is in force and what this command runs cannot be known (bash reads its script from a file); the approval policy does not allow asking, so it was not run.",
+    });
   });
 });
 
@@ -177,15 +194,18 @@ describe("the shell parser", () => {
     expect(parsed.plain).toBeNull();
   });
 
-  it("marks what it cannot see: non-literal nested scripts are opaque, globs and expansions are not literal", async () => {
-    expect((await parseScript('bash -c "$X"')).commands.some((command) => command.opaque)).toBe(true);
-    const words = (await parseScript("ls *.ts ~ {a,b} $HOME 'lit*'")).commands[0]!.words;
-    expect(words.map((word) => word.literal)).toEqual([true, false, false, false, false, true]);
+  it("marks what it cannot see: non-literal nested scripts are unknown, globs and expansions are not literal", async () => {
+    expect((await parseScript('bash -c "$X"')).commands.some((command) => command.unknown !== null)).toBe(true);
+    const words = (await parseScript("ls *.ts ~ {a,b} $HOME 'lit*' pu{sh,} \\{a,b} [ '{'a,b'}' {} \"$@\" \"$X\"")).commands[0]!.words;
+    expect(words.map((word) => [word.literal, word.splits])).toEqual([
+      [true, false], [false, true], [false, false], [false, true], [false, true], [true, false], [false, true], [true, false], [true, false], [true, false],
+      [true, false], [false, true], [false, false],
+    ]);
   });
 
-  it("a script that does not parse is opaque and never plain", async () => {
+  it("a script that does not parse is unknown and never plain", async () => {
     const parsed = await parseScript("ls )(");
     expect(parsed.plain).toBeNull();
-    expect(parsed.commands.some((command) => command.opaque)).toBe(true);
+    expect(parsed.commands.some((command) => command.unknown !== null)).toBe(true);
   });
 });

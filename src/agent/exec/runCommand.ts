@@ -12,6 +12,7 @@ import { directLauncher } from "../boundary/launch.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
 import { decideCommand } from "../safety/decision.js";
+import { writableRoots } from "./sandbox.js";
 import { parseScript } from "../safety/shellParser.js";
 
 /** A command the model asked for, from any of the shell tools. */
@@ -64,6 +65,9 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const parsed = await parseScript(request.script);
   // An escalated yes covers only escalated runs of the command, a sandboxed yes only sandboxed ones.
   const sessionKey = `command:${request.escalate ? "escalated:" : ""}${command}`;
+  // How the command will be spawned decides where its programs are found: a login shell's profile sets PATH itself.
+  const shell = await context.environment.loginShell.command(request.argv, context.environment.config, context.environment.env);
+  const [spawned, flag] = shell.argv;
   const decision = decideCommand({
     policy: context.settings.approvalPolicy,
     sandbox: context.settings.sandbox,
@@ -73,6 +77,10 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     rules: context.environment.config.approval_rules ?? [],
     learned: context.sessionApprovals.rules(request.escalate),
     acceptedForSession: context.sessionApprovals.has(sessionKey),
+    searchPath: flag === "-lc" && path.basename(spawned ?? "") === "bash" ? null : (shell.env.PATH ?? null),
+    // The model may have written there in any turn under workspace-write, whatever this turn's sandbox.
+    modelWritable: writableRoots({ type: "workspaceWrite" }, context.cwd, context.environment.home, context.environment.env)!.roots,
+    cwd: request.workdir,
   });
   await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
   if (decision.kind === "refuse") {
@@ -112,7 +120,6 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     await finish({ status: "failed", aggregatedOutput: unusable, exitCode: -1 });
     return `exec_command failed: ${unusable}`;
   }
-  const shell = await context.environment.loginShell.command(request.argv, context.environment.config, context.environment.env);
   context.signal.throwIfAborted();
   let launcher = directLauncher(shell.argv);
   if (decision.sandboxed) {

@@ -1,5 +1,6 @@
 import picomatch from "../../vendor/picomatch.js";
 import type { ApprovalRule, RuleAction } from "../../config/schema.js";
+import { argvProblem, programProblem, type ProgramContext } from "./programTrust.js";
 import type { ParsedScript, ShellCommand, ShellWord } from "./shellParser.js";
 
 /** The rule that decided, and its place in the list (1-based), for messages the model and user read. */
@@ -7,149 +8,142 @@ export interface RuleVerdict {
   readonly action: RuleAction;
   readonly index: number;
   readonly rule: ApprovalRule;
+  /**
+   * Why the rule may apply without that being known: what a command runs cannot be known, or a
+   * word of unknown value stands where the rule looks (`git $SUB`). Null: it matched known words.
+   */
+  readonly unknown: string | null;
 }
 
-/** A command as the rules see it: the argv the tool was given and what the parser proved about its script. */
-export interface RuleSubject {
+/** A command as the rules see it: the argv the tool was given, what the parser proved about its script, and where its programs come from. */
+export interface RuleSubject extends ProgramContext {
   readonly argv: readonly string[];
   readonly parsed: ParsedScript;
 }
 
-// Programs that run the rest of their words as a command: a deny on `git push` must see `env X=1 git push`.
-const WRAPPERS: Readonly<Record<string, (args: readonly ShellWord[]) => number>> = {
-  env: (args) => skipWhile(args, (word) => word.text.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word.text)),
-  command: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
-  builtin: () => 0,
-  exec: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
-  nohup: () => 0,
-  time: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
-  nice: (args) => skipOptions(args, ["-n"]),
-  setsid: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
-  sudo: (args) => skipOptions(args, ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
-  doas: (args) => skipOptions(args, ["-u", "-C"]),
-  stdbuf: (args) => skipWhile(args, (word) => word.text.startsWith("-")),
-  timeout: (args) => skipOptions(args, ["-s", "-k", "--signal", "--kill-after"]) + 1,
-  xargs: (args) => skipOptions(args, ["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs"]),
-  coproc: () => 0,
-};
-// git's options before the subcommand (`git -C dir push` is `git push`), those that take a value as the next word.
-const GIT_VALUE_OPTIONS = ["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix"];
-// find's actions that run the words after them, up to `;` or `+`.
-const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+/** How a rule meets a command: on known words, possibly (unknown words or effect), or not. */
+type Match = "yes" | "maybe" | "no";
 
 /**
- * What the rules say about a command. Rules match words, never raw text: every simple command the
- * parser finds (nested ones included, and the command behind a wrapper such as `env` or `sudo`)
- * is matched on its own, and the tool's whole argv too. Any `deny` refuses, and so does an `ask`
- * when nothing allows; a command whose words cannot be known (an expansion where a rule looks)
- * matches every `deny` and `ask`. `allow` needs a plain script (see {@link ParsedScript.plain})
+ * What the rules say about a command. Rules match words, never raw text: every command the
+ * parser finds (nested ones, and the command behind a wrapper such as `env` or `sudo`, included)
+ * is matched on its own, and the tool's whole argv too. A `deny` matching known words refuses.
+ * A command whose effect cannot be known (see {@link ShellCommand.unknown}; also a program the
+ * model can write, and an argv that runs a shell otherwise than with `-c`) gets the first `deny`
+ * rule as an uncertain verdict while any `deny` rule exists, else the first `ask`; so does a
+ * `deny` or `ask` whose words meet a word of unknown value. Otherwise an `ask` asks when nothing
+ * allows. `allow` needs every command known and a plain script (see {@link ParsedScript.plain})
  * whose every command is allowed, or the whole argv allowed, so allowing `npm test` never lets
- * `npm test && rm -rf x` or `npm test $(rm -rf x)` run unasked. Null when no rule matches.
+ * `npm test && rm -rf x` or `npm test $(rm -rf x)` run unasked. Null when no rule applies.
  */
 export function commandVerdict(rules: readonly ApprovalRule[], subject: RuleSubject): RuleVerdict | null {
-  const literalArgv = subject.argv.map((text) => ({ text, literal: true }));
-  const whole = firstMatch(rules, (rule) => (rule.command ? startsWith(literalArgv, rule.command, false) : false));
-  const commands = subject.parsed.commands.flatMap(withUnwrapped);
-  const cautious = commands.map((command) => firstMatch(rules, (rule) => matches(rule, command, rule.action !== "allow")));
-  const deny = [whole, ...cautious].find((verdict) => verdict?.action === "deny");
+  const commands = commandsOf(subject);
+  const whole = firstMatch(rules, (rule) => (rule.command ? prefixMatch(subject.argv.map(literal), rule.command, false) : "no"), null);
+  const hits = commands.map((command) =>
+    firstMatch(rules, (rule) => matches(rule, command), command.unknown ?? `a word of unknown value stands where the rule looks, in ${command.words.map((word) => word.text).join(" ")}`),
+  );
+  const verdicts = [whole, ...hits];
+  const deny = verdicts.find((verdict) => verdict?.action === "deny" && verdict.unknown === null);
   if (deny) return deny;
-  if (whole?.action === "allow") return whole;
+  const unknown = commands.find((command) => command.unknown !== null)?.unknown ?? null;
+  if (unknown !== null) {
+    const first = (action: RuleAction) => firstMatch(rules, (rule) => (isCommandRule(rule) && rule.action === action ? "maybe" : "no"), unknown);
+    const cautious = first("deny") ?? first("ask");
+    if (cautious) return cautious;
+  }
+  const uncertainDeny = hits.find((verdict) => verdict?.action === "deny");
+  if (uncertainDeny) return uncertainDeny;
+  if (unknown === null && whole?.action === "allow") return whole;
   const plain = subject.parsed.plain;
-  if (plain !== null) {
-    const parts = plain.map((words) => firstMatch(rules, (rule) => matches(rule, { words: words.map((text) => ({ text, literal: true })), opaque: false }, false)));
+  if (unknown === null && plain !== null) {
+    const parts = plain.map((words) => firstMatch(rules, (rule) => matches(rule, { words: words.map(literal), unknown: null }), null));
     if (parts.every((verdict) => verdict?.action === "allow")) return parts[0] ?? null;
   }
-  return [whole, ...cautious].find((verdict) => verdict?.action === "ask") ?? null;
+  return verdicts.find((verdict) => verdict?.action === "ask") ?? null;
 }
 
 /** What the rules say about a patch writing `paths` (relative to the thread's cwd): any `deny` refuses, all `allow` allows, any `ask` asks. */
 export function pathVerdict(rules: readonly ApprovalRule[], paths: readonly string[]): RuleVerdict | null {
-  const verdicts = paths.map((file) => firstMatch(rules, (rule) => rule.path !== undefined && globMatcher(rule.path)(file)));
+  const verdicts = paths.map((file) => firstMatch(rules, (rule) => (rule.path !== undefined && globMatcher(rule.path)(file) ? "yes" : "no"), null));
   const deny = verdicts.find((verdict) => verdict?.action === "deny");
   if (deny) return deny;
   if (verdicts.length > 0 && verdicts.every((verdict) => verdict?.action === "allow")) return verdicts[0]!;
   return verdicts.find((verdict) => verdict?.action === "ask") ?? null;
 }
 
-/** Whether a rule matches one command; `cautious`: unknown words (and opaque commands) match anything. */
-function matches(rule: ApprovalRule, command: ShellCommand, cautious: boolean): boolean {
-  if (command.opaque) return cautious && (rule.command !== undefined || rule.command_regex !== undefined);
-  if (rule.command) return startsWith(command.words, rule.command, cautious);
-  if (rule.command_regex) {
-    if (!cautious && command.words.some((word) => !word.literal)) return false;
-    return anchored(rule.command_regex).test(command.words.map((word) => word.text).join(" "));
-  }
-  return false;
+/**
+ * The parsed commands as the rules see them: a command whose program is one the model can write
+ * (a path inside its writable directories, or relative after a `cd`) has an unknown effect, and
+ * so has the tool's argv when it runs something other than the checked script.
+ */
+function commandsOf(subject: RuleSubject): ShellCommand[] {
+  const movesDirectory = subject.parsed.commands.some((command) => command.movesDirectory);
+  const commands = subject.parsed.commands.map((command) => {
+    const program = command.words[0];
+    const problem = command.unknown === null && program?.literal ? programProblem(program.text, subject, movesDirectory) : null;
+    return problem ? { ...command, unknown: problem } : command;
+  });
+  const problem = argvProblem(subject.argv, subject);
+  if (problem) commands.push({ words: subject.argv.map(literal), unknown: problem });
+  return commands;
 }
 
 /**
- * The command itself, and what it runs in other words: the command a wrapper (`env`, `sudo`,
- * `xargs`, `timeout`…) runs, recursively; the commands of `find -exec`; `git` with its global
- * options left out. The program is named by its base name (`/usr/bin/git` is `git`).
+ * How a rule meets one command. `deny` and `ask` are cautious: a command of unknown effect may
+ * meet every one of them, and a word of unknown value may be any word. `allow` needs known words.
+ * The program also counts by its base name (`/usr/bin/git` is `git`).
  */
-function withUnwrapped(command: ShellCommand): ShellCommand[] {
-  if (command.opaque) return [command];
-  const found: ShellCommand[] = [];
-  const add = (words: readonly ShellWord[]) => {
-    if (words.length === 0) return;
-    found.push({ words, opaque: false });
-    const name = words[0]!;
-    if (name.literal && name.text.includes("/")) found.push({ words: [{ text: baseName(name.text), literal: true }, ...words.slice(1)], opaque: false });
-  };
-  let words = command.words;
-  add(words);
-  for (let depth = 0; depth < 8 && words.length > 0; depth++) {
-    const name = words[0]!;
-    const program = name.literal ? baseName(name.text) : "";
-    if (program === "git") add([name, ...words.slice(1 + skipOptions(words.slice(1), GIT_VALUE_OPTIONS, true))]);
-    if (program === "find") for (const executed of findExecuted(words)) add(executed);
-    const skip = WRAPPERS[program];
-    if (!skip) break;
-    const args = words.slice(1);
-    words = args.slice(Math.min(skip(args), args.length));
-    add(words);
-  }
-  return found;
+function matches(rule: ApprovalRule, command: ShellCommand): Match {
+  if (!isCommandRule(rule)) return "no";
+  const cautious = rule.action !== "allow";
+  if (command.unknown !== null) return cautious ? "maybe" : "no";
+  const program = command.words[0];
+  const spellings = [command.words];
+  if (program?.literal && program.text.includes("/")) spellings.push([literal(baseName(program.text)), ...command.words.slice(1)]);
+  const results = spellings.map((words): Match => {
+    if (rule.command) return prefixMatch(words, rule.command, cautious);
+    if (words.some((word) => !word.literal)) return cautious ? "maybe" : "no";
+    return anchored(rule.command_regex!).test(words.map((word) => word.text).join(" ")) ? "yes" : "no";
+  });
+  return results.includes("yes") ? "yes" : results.includes("maybe") ? "maybe" : "no";
 }
 
-/** The word lists `find … -exec CMD … ;` runs. */
-function findExecuted(words: readonly ShellWord[]): ShellWord[][] {
-  const executed: ShellWord[][] = [];
-  for (let i = 0; i < words.length; i++) {
-    if (!FIND_EXEC.has(words[i]!.text)) continue;
-    const end = words.findIndex((word, k) => k > i && (word.text === ";" || word.text === "+"));
-    executed.push(words.slice(i + 1, end === -1 ? words.length : end));
-    if (end !== -1) i = end;
+/** Whether `words` start with `prefix`; a word of unknown value may be the word there, and one that may split may be any words from there on. */
+function prefixMatch(words: readonly ShellWord[], prefix: readonly string[], cautious: boolean): Match {
+  let uncertain = false;
+  for (let i = 0; i < prefix.length; i++) {
+    const word = words[i];
+    if (word === undefined) return "no";
+    if (word.literal) {
+      if (word.text !== prefix[i]) return "no";
+      continue;
+    }
+    if (!cautious) return "no";
+    if (word.splits) return "maybe";
+    uncertain = true;
   }
-  return executed;
+  return uncertain ? "maybe" : "yes";
+}
+
+function isCommandRule(rule: ApprovalRule): boolean {
+  return rule.command !== undefined || rule.command_regex !== undefined;
+}
+
+function literal(text: string): ShellWord {
+  return { text, literal: true, splits: false };
 }
 
 function baseName(program: string): string {
   return program.split("/").pop() ?? program;
 }
 
-function skipWhile(args: readonly ShellWord[], skip: (word: ShellWord) => boolean): number {
-  const index = args.findIndex((word) => !skip(word));
-  return index === -1 ? args.length : index;
-}
-
-/** Skips options, and the value after each option in `withValue` (`stopAtDashes`: `--` is not skipped). */
-function skipOptions(args: readonly ShellWord[], withValue: readonly string[], stopAtDashes = false): number {
-  let i = 0;
-  while (i < args.length && args[i]!.text.startsWith("-")) {
-    if (args[i]!.text === "--") return stopAtDashes ? i : i + 1;
-    i += withValue.includes(args[i]!.text) ? 2 : 1;
+/** The first rule that meets a command, with `unknown` as the reason when it only may. */
+function firstMatch(rules: readonly ApprovalRule[], test: (rule: ApprovalRule) => Match, unknown: string | null): RuleVerdict | null {
+  for (const [index, rule] of rules.entries()) {
+    const match = test(rule);
+    if (match !== "no") return { action: rule.action, index: index + 1, rule, unknown: match === "maybe" ? unknown : null };
   }
-  return i;
-}
-
-function firstMatch(rules: readonly ApprovalRule[], test: (rule: ApprovalRule) => boolean): RuleVerdict | null {
-  const index = rules.findIndex(test);
-  return index === -1 ? null : { action: rules[index]!.action, index: index + 1, rule: rules[index]! };
-}
-
-function startsWith(words: readonly ShellWord[], prefix: readonly string[], cautious: boolean): boolean {
-  return prefix.length <= words.length && prefix.every((word, i) => words[i]!.text === word || (cautious && !words[i]!.literal));
+  return null;
 }
 
 const regexCache = new Map<string, RegExp>();

@@ -1,7 +1,7 @@
 import type { ApprovalRule } from "../../config/schema.js";
 import type { AskForApproval, SandboxPolicy } from "../../protocol/policy.js";
 import { commandVerdict, pathVerdict, type RuleVerdict } from "./approvalRules.js";
-import { isKnownSafeScript } from "./knownSafe.js";
+import { isKnownSafeRun } from "./knownSafe.js";
 import type { ParsedScript } from "./shellParser.js";
 
 /**
@@ -34,6 +34,12 @@ export interface CommandFacts {
   readonly learned: readonly ApprovalRule[];
   /** The user accepted this exact command, with this escalation, for the session. */
   readonly acceptedForSession: boolean;
+  /** The PATH the command will run with; null when unknown (a login shell's profile will set it). */
+  readonly searchPath: string | null;
+  /** Absolute directories the model can write (a program there may be its own script). */
+  readonly modelWritable: readonly string[];
+  /** Where relative program paths resolve: the command's working directory. */
+  readonly cwd: string;
 }
 
 /** Codex's refusal of an escalation request under `never` (the model reads it). */
@@ -46,15 +52,23 @@ export function sandboxActive(sandbox: SandboxPolicy): boolean {
 }
 
 /**
- * Decides a command. A `deny` rule refuses. An escalation (only meaningful under an active
- * sandbox) is asked unless the user already said yes to it (for the session, or as a prefix they
- * allowed on an escalation request), and refused where the policy may not ask. An `ask` rule asks (refused
- * under `never`). An `allow` rule, or the user's earlier yes, runs it sandboxed without asking.
- * Otherwise `untrusted` asks for anything not known-safe, and the other policies run it sandboxed.
+ * Decides a command. A `deny` rule matching known words refuses. What a command runs cannot be
+ * known (a script it reads from a file, a program the model can write, PATH set…) while a `deny`
+ * rule is in force: asked, and refused where the policy may not ask about rules. An escalation
+ * (only meaningful under an active sandbox) is asked unless the user already said yes to it (for
+ * the session, or as a prefix they allowed on an escalation request), and refused where the
+ * policy may not ask. An `ask` rule asks (refused under `never`). An `allow` rule, or the user's
+ * earlier yes, runs it sandboxed without asking. Otherwise `untrusted` asks for anything not
+ * known-safe, and the other policies run it sandboxed.
  */
 export function decideCommand(facts: CommandFacts): CommandDecision {
   const verdict = commandVerdict(facts.rules, facts);
-  if (verdict?.action === "deny") return { kind: "refuse", message: `${ruleText(verdict)} forbids this command; it was not run.` };
+  if (verdict?.action === "deny" && verdict.unknown === null) return { kind: "refuse", message: `${ruleText(verdict)} forbids this command; it was not run.` };
+  // A deny rule that may apply: what runs cannot be known, so only the user can say.
+  const mayBeDenied = verdict?.action === "deny";
+  if (mayBeDenied && !mayAskForRules(facts.policy)) {
+    return { kind: "refuse", message: `${ruleText(verdict)} is in force and what this command runs cannot be known (${verdict.unknown}); the approval policy does not allow asking, so it was not run.` };
+  }
   const sandboxed = sandboxActive(facts.sandbox);
   if (facts.escalate && sandboxed) {
     if (facts.policy === "never") return { kind: "refuse", message: NEVER_ESCALATE };
@@ -62,15 +76,16 @@ export function decideCommand(facts: CommandFacts): CommandDecision {
       return { kind: "refuse", message: "approval policy does not allow sandbox escalation requests; reject command — run it within the sandbox" };
     }
     // The user's own yes to this escalation, for the session or as a prefix rule, stands; a config rule's does not.
-    const userSaidYes = facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow";
+    const userSaidYes = !mayBeDenied && (facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow");
     return userSaidYes ? { kind: "run", sandboxed: false } : { kind: "ask", sandboxed: false };
   }
+  if (mayBeDenied) return { kind: "ask", sandboxed };
   if (verdict?.action === "ask") {
     if (!mayAskForRules(facts.policy)) return { kind: "refuse", message: `${ruleText(verdict)} needs the user's approval, and the approval policy is never; it was not run.` };
     return { kind: "ask", sandboxed };
   }
   if (verdict?.action === "allow" || facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow") return { kind: "run", sandboxed };
-  if (facts.policy === "untrusted" && !isKnownSafeScript(facts.parsed)) return { kind: "ask", sandboxed };
+  if (facts.policy === "untrusted" && !isKnownSafeRun(facts)) return { kind: "ask", sandboxed };
   return { kind: "run", sandboxed };
 }
 

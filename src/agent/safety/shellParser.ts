@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { Node as SyntaxNode, Parser } from "../../vendor/webTreeSitter.js";
 import { PACKAGE_ROOT } from "../../runtime/version.js";
+import { invocations, type WrittenCommand } from "./invocations.js";
+import { isSensitiveVariable, type Assignment } from "./variables.js";
 
 /** One word of a simple command as bash would pass it, when that can be known without running anything. */
 export interface ShellWord {
@@ -10,17 +12,22 @@ export interface ShellWord {
   readonly text: string;
   /** The word is exactly `text` whatever the environment: no expansion, substitution or unquoted glob/brace/tilde. */
   readonly literal: boolean;
+  /** Bash may make none, one or several words of it (an unquoted expansion, a glob, a brace). */
+  readonly splits: boolean;
 }
 
-/** A simple command found anywhere in a script (inside substitutions, subshells and nested `bash -c` too). */
+/** A command a script runs, found anywhere in it (inside substitutions, subshells, nested `bash -c`, behind wrappers). */
 export interface ShellCommand {
   readonly words: readonly ShellWord[];
   /**
-   * What runs cannot be seen: a program named by an expansion, or a nested shell or `eval` whose
-   * script is not a literal. Rules treat such a command as matching every `deny` and `ask`, and
-   * never as allowed.
+   * Why what this command runs cannot be known from the script, or null: a program named by an
+   * expansion, a shell reading its script from a file or standard input, a wrapper option no
+   * grammar knows, an alias, PATH set… (see invocations.ts). Rules treat it as possibly matching
+   * every `deny` and `ask`, and never as allowed.
    */
-  readonly opaque: boolean;
+  readonly unknown: string | null;
+  /** It changes directory (`cd`, `env -C`), so a relative program path may resolve elsewhere afterwards. */
+  readonly movesDirectory?: boolean;
 }
 
 /** What the parser proves about a script. */
@@ -32,18 +39,15 @@ export interface ParsedScript {
    * null otherwise. Only a plain script can be known-safe or allowed by a rule.
    */
   readonly plain: readonly (readonly string[])[] | null;
-  /** Every simple command in the script, nested ones included, for `deny` and `ask` rules. */
+  /** Every command the script runs, nested and wrapped ones included, for rules. */
   readonly commands: readonly ShellCommand[];
 }
 
 // The node kinds and tokens of a plain script (the set Codex accepts as "word-only commands").
 const PLAIN_KINDS = new Set(["program", "list", "pipeline", "command", "command_name", "word", "string", "string_content", "raw_string", "number", "concatenation"]);
 const PLAIN_TOKENS = new Set(["&&", "||", ";", "|", '"', "'"]);
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh"]);
-// Nested scripts deeper than this are not looked into: the command is opaque.
+// Nested scripts deeper than this are not looked into: what they run is unknown.
 const MAX_NESTING = 8;
-// Unquoted characters that make a word's value depend on the filesystem or environment.
-const PATTERN_CHARS = /[*?[\]{}~]/;
 
 let parserPromise: Promise<Parser> | null = null;
 
@@ -76,6 +80,11 @@ export async function parseScript(script: string): Promise<ParsedScript> {
   return analyzeJoined(parser, script, 0);
 }
 
+/** Starts loading the parser, so the first command's decision does not wait for it. */
+export function preloadShellParser(): Promise<void> {
+  return bashParser().then(() => undefined);
+}
+
 /**
  * tree-sitter-bash reads a backslash-newline as a word break, bash as nothing at all (`git pu\⏎sh`
  * is `git push`). A script with one is parsed both ways: both readings' commands count for rules,
@@ -88,41 +97,40 @@ function analyzeJoined(parser: Parser, script: string, depth: number): ParsedScr
   return { plain: null, commands: [...parsed.commands, ...analyze(parser, joined, depth).commands] };
 }
 
-/** Starts loading the parser, so the first command's decision does not wait for it. */
-export function preloadShellParser(): Promise<void> {
-  return bashParser().then(() => undefined);
-}
-
 function analyze(parser: Parser, script: string, depth: number): ParsedScript {
   const tree = parser.parse(script);
-  if (!tree) return { plain: null, commands: [{ words: [], opaque: true }] };
+  if (!tree) return { plain: null, commands: [{ words: [], unknown: "the script does not parse" }] };
   try {
     const root = tree.rootNode;
+    const nested = (inner: string): ParsedScript =>
+      depth >= MAX_NESTING ? { plain: null, commands: [{ words: [], unknown: "its scripts nest too deeply to follow" }] } : analyzeJoined(parser, inner, depth + 1);
     const commands: ShellCommand[] = [];
     let plain = !root.hasError;
+    const written: { node: SyntaxNode; command: WrittenCommand }[] = [];
     const stack: SyntaxNode[] = [root];
-    const commandNodes: SyntaxNode[] = [];
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (node.isNamed) {
         if (!PLAIN_KINDS.has(node.type)) plain = false;
-        if (node.type === "command") commandNodes.push(node);
+        const command = writtenCommand(node);
+        if (command) written.push({ node, command });
+        const write = variableWrite(node);
+        if (write) commands.push({ words: [], unknown: write });
       } else if (!PLAIN_TOKENS.has(node.type) && node.type.trim() !== "") {
         plain = false;
       }
       for (const child of node.children) if (child) stack.push(child);
     }
-    commandNodes.sort((a, b) => a.startIndex - b.startIndex);
+    written.sort((a, b) => a.node.startIndex - b.node.startIndex);
     const plainCommands: string[][] = [];
-    for (const node of commandNodes) {
-      const words = commandWords(node);
-      if (words.some((word) => !word.literal)) plain = false;
-      plainCommands.push(words.map((word) => word.text));
-      // A program named by an expansion (`$CMD push`) could be anything, and so could a name an alias redefines.
-      commands.push({ words, opaque: words[0]?.literal === false || words[0]?.text === "alias" });
-      commands.push(...nestedCommands(parser, words, depth));
+    for (const { node, command } of written) {
+      if (node.type === "command") {
+        if (command.words.some((word) => !word.literal)) plain = false;
+        plainCommands.push(command.words.map((word) => word.text));
+      }
+      commands.push(...invocations(command, nested));
     }
-    if (root.hasError) commands.push({ words: [], opaque: true });
+    if (root.hasError) commands.push({ words: [], unknown: "the script does not parse" });
     return { plain: plain && plainCommands.length > 0 ? plainCommands : null, commands };
   } finally {
     tree.delete();
@@ -130,69 +138,125 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
 }
 
 /**
- * The commands a word list runs through a shell, `eval` or `trap` (`bash -c SCRIPT`, `eval WORDS…`),
- * wherever that shell appears in it, so a wrapper (`env bash -c …`, `sudo sh -c …`) hides nothing.
+ * The command a node writes, if it is one: a simple command (its name and arguments; the
+ * assignments in front of it), a declaration (`export`, `declare`… with its words, assignments
+ * included), `unset`, or an assignment on its own (`NAME=value`).
  */
-function nestedCommands(parser: Parser, words: readonly ShellWord[], depth: number): ShellCommand[] {
-  const at = words.findIndex((word) => {
-    const program = word.text.split("/").pop() ?? "";
-    return program === "eval" || program === "trap" || SHELLS.has(program);
-  });
-  if (at === -1) return [];
-  let script: readonly ShellWord[] = [];
-  const program = words[at]!.text.split("/").pop();
-  if (program === "eval") {
-    script = words.slice(at + 1);
-  } else if (program === "trap") {
-    // `trap 'COMMANDS' SIGNAL…` runs COMMANDS later, in this shell.
-    script = words.slice(at + 1, at + 2).filter((word) => !word.text.startsWith("-"));
-  } else {
-    const flag = words.findIndex((word, i) => i > at && /^-[A-Za-z]*c[A-Za-z]*$/.test(word.text));
-    if (flag !== -1) script = words.slice(flag + 1, flag + 2);
-  }
-  if (script.length === 0) return [];
-  if (depth >= MAX_NESTING || script.some((word) => !word.literal)) return [{ words, opaque: true }];
-  return [...analyzeJoined(parser, script.map((word) => word.text).join(" "), depth + 1).commands];
-}
-
-/** The words of a `command` node: its name and arguments (assignments and redirections are not words). */
-function commandWords(node: SyntaxNode): ShellWord[] {
-  const words: ShellWord[] = [];
-  for (const child of node.namedChildren) {
-    if (!child) continue;
-    if (child.type === "command_name") {
-      const inner = child.namedChild(0);
-      if (inner) words.push(wordOf(inner));
-    } else if (child.type !== "variable_assignment" && !child.type.endsWith("redirect") && child.type !== "comment") {
-      words.push(wordOf(child));
+function writtenCommand(node: SyntaxNode): WrittenCommand | null {
+  const children = node.namedChildren.filter((child): child is SyntaxNode => child !== null && child.type !== "comment");
+  switch (node.type) {
+    case "command": {
+      const words: ShellWord[] = [];
+      const assignments: Assignment[] = [];
+      for (const child of children) {
+        if (child.type === "command_name") {
+          const inner = child.namedChild(0);
+          if (inner) words.push(wordOf(inner));
+        } else if (child.type === "variable_assignment") {
+          assignments.push(assignmentOf(child));
+        } else if (!child.type.endsWith("redirect")) {
+          words.push(wordOf(child));
+        }
+      }
+      return { words, assignments };
     }
+    case "declaration_command":
+    case "unset_command":
+      return { words: [literalWord(node.child(0)?.text ?? ""), ...children.map(wordOf)], assignments: [] };
+    case "variable_assignment":
+      return node.parent?.type === "command" || node.parent?.type === "declaration_command" ? null : { words: [], assignments: [assignmentOf(node)] };
+    default:
+      return null;
   }
-  return words;
 }
 
-/** A word's value after quote removal, and whether it is literal. */
+/**
+ * Why a node that writes a variable that matters makes what runs unknown, for the writes that
+ * are not assignments: a `for`/`select` variable, `${NAME:=value}`, arithmetic (`((PATH=1))`).
+ * Reads (`$PATH`, `${PATH:-x}`) and assignments, which {@link writtenCommand} gives, are left out.
+ */
+function variableWrite(node: SyntaxNode): string | null {
+  if (node.type !== "variable_name" || !isSensitiveVariable(node.text)) return null;
+  const parent = node.parent;
+  switch (parent?.type) {
+    case "simple_expansion":
+    case "variable_assignment":
+    case "subscript":
+    case "declaration_command":
+    case "unset_command":
+      return null;
+    case "expansion":
+      return parent.children.some((child) => child?.type === "=" || child?.type === ":=") ? `it assigns ${node.text} in an expansion` : null;
+    default:
+      return `it sets ${node.text}`;
+  }
+}
+
+function assignmentOf(node: SyntaxNode): Assignment {
+  const name = node.childForFieldName("name");
+  const value = node.childForFieldName("value");
+  const variable = name?.type === "subscript" ? name.childForFieldName("name") : name;
+  return { name: variable?.text ?? "", value: value ? wordOf(value) : literalWord("") };
+}
+
+function literalWord(text: string): ShellWord {
+  return { text, literal: true, splits: false };
+}
+
+/** A word's value after quote removal, whether it is literal, and whether bash may split it. */
 function wordOf(node: SyntaxNode): ShellWord {
   switch (node.type) {
     case "word": {
-      const literal = !PATTERN_CHARS.test(node.text.replace(/\\./gs, ""));
-      return { text: unescapeUnquoted(node.text), literal };
+      const pattern = patternIn(unquotedShape(node));
+      return pattern === null ? literalWord(unescapeUnquoted(node.text)) : { text: node.text, literal: false, splits: pattern !== "tilde" };
     }
     case "number":
-      return { text: node.text, literal: true };
+    case "variable_name":
+      return literalWord(node.text);
     case "raw_string":
-      return { text: node.text.slice(1, -1), literal: true };
+      return literalWord(node.text.slice(1, -1));
     case "string": {
       const literal = node.namedChildren.every((part) => part?.type === "string_content");
-      return literal ? { text: unescapeDoubleQuoted(node.text.slice(1, -1)), literal } : { text: node.text, literal };
+      // "$@" and "${a[@]}" are as many words as there are elements.
+      const splits = node.namedChildren.some((part) => part?.type !== "string_content" && part?.text.includes("@"));
+      return literal ? literalWord(unescapeDoubleQuoted(node.text.slice(1, -1))) : { text: node.text, literal, splits: splits ?? false };
     }
     case "concatenation": {
-      const parts = node.namedChildren.filter((part): part is SyntaxNode => part !== null).map(wordOf);
-      const literal = parts.every((part) => part.literal);
-      return { text: literal ? parts.map((part) => part.text).join("") : node.text, literal };
+      const nodes = node.namedChildren.filter((part): part is SyntaxNode => part !== null);
+      const parts = nodes.map(wordOf);
+      // tree-sitter cuts `pu{sh,}` into words; the pattern is in their joined shape.
+      const pattern = patternIn(nodes.map(unquotedShape).join(""));
+      const literal = pattern === null && parts.every((part) => part.literal);
+      return { text: literal ? parts.map((part) => part.text).join("") : node.text, literal, splits: (pattern !== null && pattern !== "tilde") || parts.some((part) => part.splits) };
     }
+    case "variable_assignment": {
+      const assignment = assignmentOf(node);
+      const operator = node.children.some((child) => child?.type === "+=") ? "+=" : "=";
+      return assignment.value.literal ? literalWord(`${node.childForFieldName("name")?.text ?? ""}${operator}${assignment.value.text}`) : { text: node.text, literal: false, splits: false };
+    }
+    case "ansi_c_string":
+    case "translated_string":
+    case "process_substitution":
+      return { text: node.text, literal: false, splits: false };
     default:
-      return { text: node.text, literal: false };
+      return { text: node.text, literal: false, splits: true };
   }
+}
+
+/** A word part's text where only unquoted characters count: escaped characters and quoted parts become `x`. */
+function unquotedShape(node: SyntaxNode): string {
+  return node.type === "word" ? node.text.replace(/\\./gs, "x") : "x";
+}
+
+/**
+ * What makes an unquoted word's value depend on the filesystem or the environment: a glob
+ * (`*`, `?`, `[…]`) or a brace expansion (`{a,b}`, `{1..3}`), either of which may make several
+ * words, or a tilde; null for none. `[` alone (the test command) and `{}` are plain words.
+ */
+function patternIn(unescaped: string): "glob" | "brace" | "tilde" | null {
+  if (/[*?]|\[[^\]]*\]/.test(unescaped)) return "glob";
+  if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(unescaped)) return "brace";
+  return unescaped.includes("~") ? "tilde" : null;
 }
 
 /** Bash's quote removal outside quotes: a backslash keeps the next character, a backslash-newline joins lines. */
