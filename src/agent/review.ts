@@ -84,7 +84,9 @@ async function runGit(how: ReviewGit, cwd: string, args: string[]): Promise<stri
     : await how.sandbox.prepare(argv, { policy: READ_ONLY, workspace: cwd, cwd, env: how.env, bwrapPath: how.bwrapPath });
   if ("problem" in prepared) throw new ReviewTargetError(`git cannot read the repository for the review: ${prepared.problem}`);
   const { OneOffCommand } = await import("./exec/oneOffCommand.js");
-  const env = Object.fromEntries(Object.entries(how.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const env: Record<string, string> = Object.fromEntries(Object.entries(how.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  // git writes temp files (textconv's); in a read-only sandbox only its private /dev/shm takes them.
+  if (!fullAccess) env.TMPDIR = "/dev/shm";
   const command = new OneOffCommand(prepared.launcher, { cwd, env, pipeStdin: false, outputBytesCap: GIT_OUTPUT_BYTES, timeoutMs: GIT_TIMEOUT_MS, onOutput: null });
   const result = await command.finished;
   if (result.exitCode !== 0 || result.spawnError) {

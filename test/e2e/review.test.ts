@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { bwrapAvailable } from "../support/sandbox.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
 
 function git(cwd: string, ...args: string[]): string {
@@ -82,5 +83,27 @@ describe("review/start", () => {
     const missing = await server.request("review/start", { threadId, target: { type: "baseBranch", branch: "no-such-branch" } });
     expect(missing.error.code).toBe(-32600);
     expect(missing.error.message).toMatch(/git merge-base failed/);
+  });
+
+  it.skipIf(!bwrapAvailable)("reads a hostile repository in a read-only sandbox: its textconv, clean filter and fsmonitor programs write nothing", async () => {
+    const cwd = repository();
+    const outside = tempDir("aas-review-out-");
+    // Each program the repository's config names would leave a file outside if it ran unsandboxed.
+    const program = (name: string) => {
+      writeFileSync(path.join(cwd, name), `#!/bin/sh\ntouch ${outside}/${name} 2>/dev/null\ncat "$@" 2>/dev/null\nexit 0\n`, { mode: 0o755 });
+      return `./${name}`;
+    };
+    git(cwd, "config", "diff.evil.textconv", program("textconv.sh"));
+    git(cwd, "config", "filter.evil.clean", program("clean.sh"));
+    git(cwd, "config", "core.fsmonitor", program("fsmonitor.sh"));
+    writeFileSync(path.join(cwd, ".gitattributes"), "*.py diff=evil filter=evil\n");
+    writeFileSync(path.join(cwd, "calc.py"), "def add(a, b):\n    return a * b\n");
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "Reviewed." }] }], { sandbox: "workspace-write" });
+    const threadId = await startThread(server, { cwd });
+    const response = await server.request("review/start", { threadId, target: { type: "uncommittedChanges" } });
+    expect(response.error).toBeUndefined();
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === response.result.turn.id, "the review turn");
+    expect(readdirSync(outside)).toEqual([]);
+    expect(inputTexts(mock.requests[0]!.body).join("\n")).toContain("+    return a * b");
   });
 });
