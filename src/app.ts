@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -57,8 +57,9 @@ export function buildAppServer(options: BuildOptions): AppServer {
   const sections = new SectionStore(home, () => ids.uuid("item"));
   const attachments = new AttachmentStore(home, () => ids.uuid("item"));
   const activity = new Activity();
-  // Masks the home and the server's other paths (its listeners' sockets and token files) in every sandbox.
-  const sandbox = new CommandSandbox(home, options.serverPaths ?? []);
+  // Masks the home and the server's other paths (its listeners' sockets and token files) in every
+  // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
+  const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () => mcpProgramPaths(configStore.current.mcp_servers ?? {}, host.cwd, host.env.HOME));
   // A slow or failing profile: logged, and a configWarning to clients once.
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details));
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).

@@ -6,7 +6,7 @@ import { askedUnlessNever, attackMatrix, neverAsked, type Attack } from "../supp
  * under every policy, sandbox mode and user): a program of the model's run by the server itself,
  * protected paths by name and by target (created, written, patched), known-safe commands that
  * write, and deny rules behind wrappers or where what runs cannot be known. The server runs with
- * one deny rule, on `tee`; `made` in the workspace shows a `tee` that ran.
+ * one deny rule, on `tee` (`made` in the workspace shows a `tee` that ran), and one MCP server.
  */
 
 const addFile = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+pwned\n*** End Patch\n`;
@@ -35,6 +35,9 @@ const ATTACKS: Attack[] = [
   { name: "a hook in the git directory a .git file names", call: (t) => ({ type: "exec", cmd: `echo evil > ${t.worktree}/gitdata/hooks/pre-commit` }) },
   { name: "point the .git file elsewhere", call: (t) => ({ type: "exec", cmd: `echo 'gitdir: ${t.outside}' > ${t.worktree}/.git` }) },
   { name: "apply_patch into the git directory a .git file names", call: (t) => ({ type: "apply_patch", patch: addFile(`${t.worktree}/gitdata/hooks/post-checkout`) }), asked: askedUnlessNever },
+  // What the server itself runs outside the sandbox: an MCP server's script.
+  { name: "write the script an MCP server runs", call: () => ({ type: "exec", cmd: "mkdir -p mcp && echo 'evil()' > mcp/server.js" }), mustNotExist: (t) => [path.join(t.cwd, "mcp")] },
+  { name: "apply_patch adds the script an MCP server runs", call: () => ({ type: "apply_patch", patch: addFile("mcp/server.js") }), mustNotExist: (t) => [path.join(t.cwd, "mcp")], asked: askedUnlessNever },
   // Known-safe under untrusted means it can neither write nor run anything, by any spelling.
   ...[
     "sed -n 1p --expression='w made' keep.txt",
@@ -87,4 +90,10 @@ const ATTACKS: Attack[] = [
   ].map((cmd): Attack => ({ name: `deny rule, unknowable command: ${JSON.stringify(cmd)}`, call: () => ({ type: "exec", cmd }), mustNotExist: made, asked: askedUnlessNever })),
 ];
 
-attackMatrix(ATTACKS, ["-c", 'approval_rules=[{action="deny",command=["tee"],description="no tee"}]']);
+attackMatrix(ATTACKS, (t) => [
+  "-c",
+  'approval_rules=[{action="deny",command=["tee"],description="no tee"}]',
+  // An MCP server (switched off, so it never starts here) whose script is in the workspace: the server would run it unsandboxed.
+  "-c",
+  `mcp_servers.local={command="node",args=["./mcp/server.js"],cwd=${JSON.stringify(t.cwd)},enabled=false}`,
+]);

@@ -139,14 +139,14 @@ afterAll(() => {
   for (const file of etcFiles) rmSync(file, { force: true });
 });
 
-/** Runs `attacks` under every policy, sandbox and user; `args` are extra server flags (approval rules). */
-export function attackMatrix(attacks: readonly Attack[], args: string[] = []): void {
+/** Runs `attacks` under every policy, sandbox and user; `args` gives extra server flags (approval rules, MCP servers). */
+export function attackMatrix(attacks: readonly Attack[], args: (targets: Targets) => string[] = () => []): void {
   const matrix = runAsModes.flatMap((runAs) => POLICIES.flatMap((policy) => SANDBOXES.map((sandbox) => ({ policy, sandbox, runAs, user: runAs.name }))));
   describe.skipIf(!bwrapAvailable).each(matrix)("a hostile model under $policy / $sandbox, server $user", ({ policy, sandbox, runAs }) => {
     it("gets nothing past the trust boundary, and is told why", async () => {
       const targets = makeTargets(runAs);
       const before = protectedState(targets);
-      const { server, mock } = await launch([], { home: targets.home, cwd: targets.cwd, approval: policy, sandbox, wrapper: runAs.wrapper, env: { TMPDIR: "" }, args });
+      const { server, mock } = await launch([], { home: targets.home, cwd: targets.cwd, approval: policy, sandbox, wrapper: runAs.wrapper, env: { TMPDIR: "" }, args: args(targets) });
       const asked: string[] = [];
       for (const kind of ["item/commandExecution/requestApproval", "item/fileChange/requestApproval"]) {
         server.onRequest(kind, (params) => {

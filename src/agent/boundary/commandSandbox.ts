@@ -51,6 +51,8 @@ export class CommandSandbox {
     readonly home: string,
     /** Other paths of the server's (listener sockets, token files, the audit log): masked too. */
     private readonly hidden: readonly string[] = [],
+    /** The programs and scripts the server runs outside any sandbox (MCP servers'), read-only inside it; asked each time. */
+    private readonly executed: () => readonly string[] = () => [],
   ) {
     this.files = new SandboxLauncher(home);
     this.mounts = new MountPoints(this.files.directory);
@@ -58,7 +60,7 @@ export class CommandSandbox {
 
   /** Where `policy` lets commands and patches write from `cwd`, with what stays read-only inside; null for full access. */
   roots(policy: SandboxPolicy, cwd: string, env: NodeJS.ProcessEnv): WritableRoots | null {
-    return writableRoots(policy, cwd, this.home, env, this.hidden);
+    return writableRoots(policy, cwd, this.home, env, { hidden: this.hidden, executed: this.executed() });
   }
 
   /** How to start `argv` under `target.policy`: as it is for full access, else in the sandbox; or why not. */
