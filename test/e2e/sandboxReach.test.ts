@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { RawWebSocketClient } from "../support/rawWebSocket.js";
-import { ownDirs, runAsModes } from "../support/runAs.js";
+import { ownDirs, runAsModes, type RunAs } from "../support/runAs.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, mocks, providerArgs, runTurn, servers, startThread, tempDir } from "../support/turnHarness.js";
@@ -51,6 +51,14 @@ function toolOutput(requests: readonly { body: Record<string, unknown> }[], call
 function fdLine(output: string): string {
   const listed = /FDS\r?\n([\s\S]*?)END/.exec(output)?.[1];
   return listed === undefined ? `(no listing in ${JSON.stringify(output)})` : listed.trim().split(/\s+/).join(" ");
+}
+
+/** A server (as `runAs`) that listens on a socket (`listen`), running commands in workspace-write with network granted, and never asking. */
+function listeningServer(runAs: RunAs, home: string, cwd: string, modelUrl: string, listen: string[]): ServerProcess {
+  const sandbox = ["-c", 'approval_policy="never"', "-c", 'sandbox_mode="workspace-write"', "-c", "sandbox_workspace_write.network_access=true"];
+  const server = ServerProcess.start({ home, cwd, protocol: false, wrapper: runAs.wrapper, args: ["app-server", ...providerArgs(modelUrl), ...sandbox, ...listen] });
+  servers.push(server);
+  return server;
 }
 
 describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches nothing of its server ($name)", (runAs) => {
@@ -114,14 +122,7 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
       ],
     });
     mocks.push(mock);
-    const server = ServerProcess.start({
-      home,
-      cwd,
-      protocol: false,
-      wrapper: runAs.wrapper,
-      args: ["app-server", ...providerArgs(mock.url), "-c", 'approval_policy="never"', "-c", 'sandbox_mode="workspace-write"', "-c", "sandbox_workspace_write.network_access=true", "--listen", `unix://${control}`],
-    });
-    servers.push(server);
+    const server = listeningServer(runAs, home, cwd, mock.url, ["--listen", `unix://${control}`]);
     try {
       await server.waitForStderr("listening on unix://");
       const client = await RawWebSocketClient.connect(`ws+unix://${control}:/`, "reach");
@@ -151,27 +152,7 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
     ownDirs(runAs, tokenFile, path.join(home, "auth.json"));
     const mock = await startMockModel({ responses: [] });
     mocks.push(mock);
-    const server = ServerProcess.start({
-      home,
-      cwd,
-      protocol: false,
-      wrapper: runAs.wrapper,
-      args: [
-        "app-server",
-        ...providerArgs(mock.url),
-        "-c",
-        'approval_policy="never"',
-        "-c",
-        'sandbox_mode="workspace-write"',
-        "-c",
-        "sandbox_workspace_write.network_access=true",
-        "--listen",
-        "ws://127.0.0.1:0",
-        "--ws-token-file",
-        tokenFile,
-      ],
-    });
-    servers.push(server);
+    const server = listeningServer(runAs, home, cwd, mock.url, ["--listen", "ws://127.0.0.1:0", "--ws-token-file", tokenFile]);
     await server.waitForStderr("listening on ws://");
     const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
     const port = new URL(url).port;
