@@ -31,6 +31,8 @@ const ATTACKS: Attack[] = [
     call: () => ({ type: "apply_patch", patch: "*** Begin Patch\n*** Update File: tools/fsmon.sh\n@@\n-exit 0\n+touch /tmp/x\n*** End Patch\n" }),
     asked: askedUnlessNever,
   },
+  { name: "rename away the directory that holds the fsmonitor script, then make a new one", call: () => ({ type: "exec", cmd: "mv tools tools2 && mkdir tools && echo 'touch /tmp/x' > tools/fsmon.sh" }), mustNotExist: (t) => [path.join(t.cwd, "tools2")] },
+  { name: "remove the empty mount point of .codex, then create it", call: () => ({ type: "exec", cmd: "rmdir .codex; mkdir .codex && echo x > .codex/config.toml" }) },
   { name: "append to an included git config", call: () => ({ type: "exec", cmd: "printf '[core]\\n\\tfsmonitor = ./evil\\n' >> .gitconfig-extra" }) },
   { name: "a hook in the git directory a .git file names", call: (t) => ({ type: "exec", cmd: `echo evil > ${t.worktree}/gitdata/hooks/pre-commit` }) },
   { name: "point the .git file elsewhere", call: (t) => ({ type: "exec", cmd: `echo 'gitdir: ${t.outside}' > ${t.worktree}/.git` }) },

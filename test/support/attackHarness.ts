@@ -129,7 +129,7 @@ function toolOutput(server: ServerProcess, requests: readonly { body: Record<str
 }
 
 // What a model must read when an attack is stopped: a refusal, a decline, or the kernel's error.
-const TOLD_WHY = /rejected|declined|unsupported image type|not a regular file|is outside the directories|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat|Not a directory/i;
+const TOLD_WHY = /rejected|declined|unsupported image type|not a regular file|is outside the directories|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat|Not a directory|Device or resource busy/i;
 
 const POLICIES: Policy[] = ["untrusted", "on-request", "never"];
 const SANDBOXES: Sandbox[] = ["read-only", "workspace-write"];

@@ -9,7 +9,8 @@
  * - The writable roots bound read-write, and each protected path inside them read-only again: one
  *   that exists is bound over itself; one that does not is made impossible to create by mounting an
  *   empty read-only directory at its first missing component (bubblewrap creates that mount point
- *   on the host; it is removed once no sandbox uses it, see mountPoints.ts).
+ *   on the host; it is removed once no sandbox uses it, see mountPoints.ts). The directories on
+ *   the way are pinned (bound over themselves), so none can be renamed away with it.
  * - The server's own files hidden: its home is an empty tmpfs (with only the subdirectories
  *   commands need bound back, read-only), and every other path of the server's (listener sockets,
  *   token files, the audit log) is covered.
@@ -50,17 +51,25 @@ export function bwrapPlan(view: SandboxView): BwrapPlan | { problem: string } {
   if (!view.networkAccess) args.push("--unshare-net");
   const created: string[] = [];
   for (const root of view.roots) if (isDirectory(root)) args.push("--bind", root, root);
+  const pins = new Set<string>();
+  const binds = new Set<string>();
+  const creates = new Set<string>();
   for (const protectedPath of view.protectedPaths) {
     if (isInside(protectedPath, view.home)) continue;
     const root = view.roots.find((candidate) => isInside(protectedPath, candidate));
     if (!root) continue;
     const held = holdProtected(protectedPath, root);
     if ("problem" in held) return held;
-    if (held.bind) args.push("--ro-bind", held.bind, held.bind);
-    if (held.create) {
-      args.push("--tmpfs", held.create, "--remount-ro", held.create);
-      created.push(held.create);
-    }
+    for (const pin of held.pins) pins.add(pin);
+    if (held.bind) binds.add(held.bind);
+    if (held.create) creates.add(held.create);
+  }
+  // Shallow before deep: a later mount covers an earlier one at or above it.
+  for (const pin of byDepth(pins)) if (!binds.has(pin)) args.push("--bind", pin, pin);
+  for (const bind of byDepth(binds)) args.push("--ro-bind", bind, bind);
+  for (const create of byDepth(creates)) {
+    args.push("--tmpfs", create, "--remount-ro", create);
+    created.push(create);
   }
   args.push("--tmpfs", view.home);
   for (const exposed of view.homeExposed) if (kind(exposed) === "directory") args.push("--ro-bind", exposed, exposed);
@@ -75,23 +84,33 @@ export function bwrapPlan(view: SandboxView): BwrapPlan | { problem: string } {
 
 /**
  * How to keep `target` (inside `root`) read-only: bind it over itself when it exists; else mount an
- * empty read-only directory at its first missing component. A symlink on the way (below the root)
- * cannot be held: a command could replace the link itself, so the sandbox refuses to start.
+ * empty read-only directory at its first missing component. Every directory on the way (below the
+ * root) is pinned: bound over itself, writable as before, but a mount point, which cannot be
+ * renamed or removed (else `mv tools tools2; mkdir tools` would put a new, writable
+ * `tools/fsmon.sh` where the protected one was). A symlink on the way cannot be held: a command
+ * could replace the link itself, so the sandbox refuses to start.
  */
-function holdProtected(target: string, root: string): { bind?: string; create?: string } | { problem: string } {
+function holdProtected(target: string, root: string): { pins: string[]; bind?: string; create?: string } | { problem: string } {
   const parts = path.relative(root, target).split(path.sep);
+  const pins: string[] = [];
   let current = root;
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
     current = path.join(current, part);
     const what = kind(current);
-    if (what === "missing") return { create: current };
+    if (what === "missing") return { pins, create: current };
     if (what === "symlink") {
       return {
         problem: `${current} is a symbolic link, and ${target} must stay read-only behind it; a sandboxed command could replace the link. Replace the link with the directory or file it points to`,
       };
     }
+    if (index < parts.length - 1) pins.push(current);
   }
-  return { bind: target };
+  return { pins, bind: target };
+}
+
+/** Paths with fewer components first. */
+function byDepth(paths: Iterable<string>): string[] {
+  return [...paths].sort((a, b) => a.split(path.sep).length - b.split(path.sep).length);
 }
 
 /** What is at `file` now, without following a final symlink. */
