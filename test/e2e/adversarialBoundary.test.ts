@@ -89,6 +89,9 @@ const ATTACKS: Attack[] = [
     "git -c alias.x='!tee made </dev/null' x",
     "export -f 2>/dev/null; env 'BASH_FUNC_f%%=() { tee made </dev/null; }' bash -c f",
     "./bash",
+    "let 'x[$(tee made </dev/null)]'",
+    "x='a[$(tee made </dev/null)]'; echo $((x))",
+    "declare 'x[$(tee made </dev/null)]=1'",
   ].map((cmd): Attack => ({ name: `deny rule, unknowable command: ${JSON.stringify(cmd)}`, call: () => ({ type: "exec", cmd }), mustNotExist: made, asked: askedUnlessNever })),
 ];
 

@@ -240,6 +240,34 @@ describe("approval rules", () => {
     ]) {
       expect(await verdict(denyPush, script), script).toBe("deny?");
     }
+    // Where bash evaluates a value as arithmetic or as a variable's name, an array subscript's
+    // `$(…)` runs even if it was quoted when written (each of these ran `git push` unasked).
+    for (const script of [
+      "let 'x[$(git push)]'",
+      "test -v 'x[$(git push)]'",
+      "[ -v 'x[$(git push)]' ]",
+      "[[ -v x ]]",
+      "[[ $x -eq 1 ]]",
+      "declare 'x[$(git push)]=1'",
+      'declare "$v=1"',
+      "typeset -i n; n='a[$(git push)]'",
+      "read 'a[$(git push)]' <<< q",
+      'read "$v" <<< q',
+      "printf -v 'a[$(git push)]' x",
+      "mapfile 'a[$(git push)]' < /dev/null",
+      "echo $(( 'a[$(git push)]' ))",
+      "((x))",
+      "for ((i=x; 0; )); do :; done",
+      "a[x]=1",
+      "echo ${a[x]}",
+      "echo ${!x}",
+      "echo ${s:x}",
+    ]) {
+      expect(await verdict(denyPush, script), script).toBe("deny?");
+    }
+    for (const script of ["export FOO=bar", "read -r line", "echo ${x:-default}", "[[ $a == b ]]", "declare -a list"]) {
+      expect(await verdict(denyPush, script), script).toBeNull();
+    }
     // Nothing unknown, no rule: no verdict; allow rules never allow what cannot be known.
     expect(await verdict([], "./deploy.sh")).toBeNull();
     expect(await verdict([{ action: "allow", command: ["./deploy.sh"] }], "./deploy.sh")).toBeNull();

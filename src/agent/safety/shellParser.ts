@@ -116,6 +116,8 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
         if (command) written.push({ node, command });
         const write = variableWrite(node);
         if (write) commands.push({ words: [], unknown: write });
+        const evaluated = evaluatesValue(node);
+        if (evaluated) commands.push({ words: [], unknown: evaluated });
       } else if (!PLAIN_TOKENS.has(node.type) && node.type.trim() !== "") {
         plain = false;
       }
@@ -189,6 +191,52 @@ function variableWrite(node: SyntaxNode): string | null {
       return parent.children.some((child) => child?.type === "=" || child?.type === ":=") ? `it assigns ${node.text} in an expansion` : null;
     default:
       return `it sets ${node.text}`;
+  }
+}
+
+/** Options of `test`/`[`/`[[` that take a variable's name, and `[[`'s operators that evaluate both sides as arithmetic. */
+const NAME_OR_ARITHMETIC_TESTS = new Set(["-v", "-R", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+/** Builtins whose arguments name variables. */
+const NAMING_BUILTINS = new Set(["read", "mapfile", "readarray", "unset", "wait"]);
+const EVALUATES = "bash evaluates a value here as arithmetic or as a variable's name, and `$(…)` in such a value runs";
+
+/**
+ * Why a node makes what runs unknown because bash evaluates a value in it as arithmetic, or as a
+ * variable's name, where an array subscript's `$(…)` runs even if it was quoted when written
+ * (`let 'x[$(cmd)]'`, `x='a[$(cmd)]'; echo $((x))`, `declare "$v=1"`, `[[ -v $v ]]`, `${!v}`,
+ * `${s:v}`, `read "$v"`); null for other nodes. Such a command is asked while a deny rule is in force.
+ */
+function evaluatesValue(node: SyntaxNode): string | null {
+  switch (node.type) {
+    case "arithmetic_expansion":
+    case "subscript":
+    case "c_style_for_statement":
+      return EVALUATES;
+    case "compound_statement":
+      return node.child(0)?.type === "((" ? EVALUATES : null;
+    case "expansion":
+      // `${!name}` (indirection) and `${name:offset}` (a substring, offset and length arithmetic).
+      return /^\$\{#?!|^\$\{#?[A-Za-z_0-9@*]+:(?![-=+?])/.test(node.text) ? EVALUATES : null;
+    case "test_command":
+      return node.descendantsOfType("test_operator").some((operator) => operator !== null && NAME_OR_ARITHMETIC_TESTS.has(operator.text)) ? EVALUATES : null;
+    case "declaration_command": {
+      const words = node.namedChildren.filter((child): child is SyntaxNode => child !== null);
+      const risky = words.some((child) => (child.type === "word" && /^[-+][A-Za-z]*[in]/.test(child.text)) || (child.type !== "word" && child.type !== "variable_assignment" && child.type !== "variable_name"));
+      return risky ? EVALUATES : null;
+    }
+    case "command": {
+      const command = writtenCommand(node);
+      const [name, ...args] = command?.words ?? [];
+      const named = (arg: ShellWord | undefined) => arg !== undefined && (!arg.literal || arg.text.includes("["));
+      if (name?.text === "let") return EVALUATES;
+      if ((name?.text === "test" || name?.text === "[") && args.some((arg) => arg.text === "-v" || arg.text === "-R")) return EVALUATES;
+      if (NAMING_BUILTINS.has(name?.text ?? "") && args.some(named)) return EVALUATES;
+      // printf -v NAME: the value is stored in the variable NAME names.
+      if (name?.text === "printf" && args.some((arg, i) => arg.text === "-v" && named(args[i + 1]))) return EVALUATES;
+      return null;
+    }
+    default:
+      return null;
   }
 }
 
