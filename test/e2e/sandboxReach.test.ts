@@ -218,6 +218,60 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
   });
 });
 
+/** A C compiler, to build the preloaded library of the environment attack. */
+const cc = (() => {
+  try {
+    execFileSync("cc", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    process.stderr.write("\n!!! no C compiler (cc): the LD_PRELOAD attack is SKIPPED. !!!\n\n");
+    return false;
+  }
+})();
+
+/** A library whose constructor records, in `$AAS_MARKER_DIR`, every process that loads it (it can write there only outside the sandbox). */
+const PRELOAD = `#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void record(void) {
+  const char *dir = getenv("AAS_MARKER_DIR");
+  char file[4096], exe[1024] = {0};
+  if (!dir || readlink("/proc/self/exe", exe, sizeof exe - 1) < 0) return;
+  snprintf(file, sizeof file, "%s/loaded-by-%d", dir, (int)getpid());
+  FILE *out = fopen(file, "w");
+  if (out) { fprintf(out, "%s\\n", exe); fclose(out); }
+}
+`;
+
+describe.skipIf(!bwrapAvailable || !cc).each(runAsModes)("the environment of a sandboxed command ($name)", (runAs) => {
+  it("reaches only the command, inside the sandbox: LD_PRELOAD from a login profile a command wrote loads into nothing outside", async () => {
+    const outside = tempDir("aas-reach-out-");
+    execFileSync("chmod", ["777", outside]);
+    const userHome = tempDir("aas-reach-user-");
+    execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(userHome, "record.so"), "-x", "c", "-"], { input: PRELOAD });
+    // As a command in a workspace-write sandbox could have left it when HOME was under a writable root.
+    writeFileSync(path.join(userHome, ".bash_profile"), `export LD_PRELOAD=${userHome}/record.so AAS_MARKER_DIR=${outside}\n`);
+    const home = tempDir("aas-reach-home-");
+    const cwd = tempDir("aas-reach-ws-");
+    ownDirs(runAs, home, cwd, userHome);
+    const { server, mock } = await launch([exec("echo loaded=${LD_PRELOAD:+yes}", "profiled"), { items: [{ type: "message", text: "ok" }] }], {
+      home,
+      cwd,
+      approval: "never",
+      sandbox: "workspace-write",
+      wrapper: runAs.wrapper,
+      env: { HOME: userHome, TMPDIR: "" },
+    });
+    // The temp dirs live under /tmp, itself a writable root unless excluded.
+    const threadId = await startThread(server, { cwd, config: { "sandbox_workspace_write.exclude_slash_tmp": true } });
+    await runTurn(server, threadId, "Run it.");
+    // The command got the profile's environment...
+    expect(toolOutput(mock.requests, "profiled")).toContain("loaded=yes");
+    // ...and no process outside the sandbox (the launcher, bubblewrap) loaded the library.
+    expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
 describe.skipIf(!bwrapAvailable || !python3)("a sandboxed command granted network", () => {
   it("cannot reach the server's listener with a socket it holds nowhere while the server looks (sent away over a socketpair)", async () => {
     const outside = tempDir("aas-reach-out-");

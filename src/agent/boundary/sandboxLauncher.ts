@@ -1,15 +1,16 @@
 /**
- * The one way a sandboxed command starts: bubblewrap, exec'd by a fixed bash script (the
- * launcher) that runs outside the sandbox with an environment of our own, so nothing the
- * command's environment holds (exported functions, SHELLOPTS, PS4, GLOBIGNORE…) can steer it.
- * The launcher:
+ * The one way a sandboxed command starts. Outside the sandbox, nothing of the command's
+ * environment is ever used: a fixed bash script (the launcher) with an environment of our own
  * 1. opens the system-call filter as fd 3 (bubblewrap's `--seccomp 3` reads and closes it) and the
  *    command's environment (NUL-separated, in a private file) as fd 4;
  * 2. closes every other descriptor above 2, so nothing the server inherited or opened reaches the
  *    command, whatever a library forgot to mark close-on-exec;
- * 3. exports the environment (bash takes identifier names only, and keeps SHELLOPTS, BASHOPTS,
- *    UID, EUID and PPID to itself: those few do not reach a sandboxed command) and execs bubblewrap
- *    by its absolute path.
+ * 3. execs bubblewrap by its absolute path, with that same environment of ours: a variable the
+ *    command's environment holds (`LD_PRELOAD` from a profile a command wrote, exported functions,
+ *    SHELLOPTS, PS4…) never reaches the launcher or bubblewrap.
+ * Inside the sandbox, under the filter, a second fixed script (the loader) exports the environment
+ * from fd 4 (bash takes identifier names only, and keeps SHELLOPTS, BASHOPTS, UID, EUID and PPID
+ * to itself: those few do not reach a sandboxed command), closes it and execs the command.
  * The files live in the server's home, which every sandbox masks.
  */
 import { randomUUID } from "node:crypto";
@@ -25,7 +26,11 @@ const LAUNCHER_SCRIPT = [
   'exec 3<"$1" 4<"$2" || exit 126',
   "shift 2",
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; case $fd in 0|1|2|3|4) ;; *) eval "exec $fd<&-" ;; esac; done',
-  "unset SHLVL",
+  'exec -- "$@"',
+].join("\n");
+
+const LOADER_SCRIPT = [
+  `unset SHLVL OLDPWD ${COMMAND_MARKER}`,
   "while IFS= read -r -d '' entry <&4; do export -- \"$entry\" 2>/dev/null; done",
   // `exec` lowers SHLVL by one for the program it runs: raise it first, so the command gets the value it was given.
   // (Digits only: bash evaluates a variable's value as an expression in arithmetic, `$(…)` in a subscript included.)
@@ -34,8 +39,9 @@ const LAUNCHER_SCRIPT = [
   'exec -- "$@"',
 ].join("\n");
 
-/** argv[0] of the launcher, as `ps` shows it. */
+/** argv[0] of the launcher and of the loader, as `ps` shows them. */
 const LAUNCHER_NAME = "agent-app-server-sandbox";
+const LOADER_NAME = "agent-app-server-sandboxed";
 
 /** The launcher's private files: the filter, and one environment file per running command. */
 export class SandboxLauncher {
@@ -67,7 +73,11 @@ export class SandboxLauncher {
       let done = false;
       const launcherEnv: Record<string, string> = env[COMMAND_MARKER] === undefined ? {} : { [COMMAND_MARKER]: env[COMMAND_MARKER] };
       return {
-        argv: [SYSTEM_BASH, "--norc", "--noprofile", "-c", LAUNCHER_SCRIPT, LAUNCHER_NAME, filter, envFile, bwrap, "--seccomp", "3", ...options, "--", ...argv],
+        argv: [
+          ...[SYSTEM_BASH, "--norc", "--noprofile", "-c", LAUNCHER_SCRIPT, LAUNCHER_NAME, filter, envFile],
+          ...[bwrap, "--seccomp", "3", ...options, "--"],
+          ...[SYSTEM_BASH, "--norc", "--noprofile", "-c", LOADER_SCRIPT, LOADER_NAME, ...argv],
+        ],
         env: launcherEnv,
         exited: () => {
           if (done) return;
