@@ -54,7 +54,9 @@ export function bwrapPlan(view: SandboxView): BwrapPlan | { problem: string } {
   const pins = new Set<string>();
   const binds = new Set<string>();
   const creates = new Set<string>();
-  for (const protectedPath of view.protectedPaths) {
+  // A path inside another protected one is held with it (and could not get a mount point of its own there).
+  const outermost = view.protectedPaths.filter((entry) => !view.protectedPaths.some((other) => other !== entry && isInside(entry, other)));
+  for (const protectedPath of outermost) {
     if (isInside(protectedPath, view.home)) continue;
     const root = view.roots.find((candidate) => isInside(protectedPath, candidate));
     if (!root) continue;

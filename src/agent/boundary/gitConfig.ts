@@ -29,18 +29,17 @@ interface Parsed {
 const cache = new Map<string, Parsed>();
 
 /**
- * The entries of `file` and of every file it includes, in order, with the files read (those that
- * exist). `home` expands `~/` in include paths. A file that is missing or unreadable adds nothing.
+ * The entries of `file` and of every file it includes, in order, with the files git would read:
+ * `file` and every include target, whether they exist yet or not (one created later is read as
+ * configuration too). `home` expands `~/` in include paths. A missing or unreadable file adds no entries.
  */
 export function readGitConfig(file: string, home: string | undefined): { entries: ConfigEntry[]; files: string[] } {
   const entries: ConfigEntry[] = [];
   const files: string[] = [];
   const visit = (current: string, depth: number) => {
     if (depth > MAX_INCLUDE_DEPTH || files.includes(current)) return;
-    const parsed = parsedFile(current);
-    if (!parsed) return;
     files.push(current);
-    for (const entry of parsed.entries) {
+    for (const entry of parsedFile(current)?.entries ?? []) {
       entries.push(entry);
       if (isIncludePath(entry.key)) {
         const included = resolveConfigPath(entry.value, path.dirname(current), home);

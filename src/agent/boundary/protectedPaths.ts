@@ -6,9 +6,11 @@
  * - For the repository a root is in: the target of a `.git` file (its `gitdir`, and that
  *   directory's `commondir`), as worktrees and submodules have.
  * - What git's configuration (system, global, the repository's, and every file they include)
- *   names: those configuration files themselves, `core.hooksPath`, and every path in a setting
- *   whose value git runs as a program (`core.fsmonitor`, filters, textconv, `diff.external`,
- *   `core.sshCommand`, `!` aliases…), plus the `.git` of each submodule `.gitmodules` lists.
+ *   names: those configuration files themselves (existing or not), `core.hooksPath`, and every
+ *   path in a setting whose value git runs as a program (`core.fsmonitor`, filters, textconv,
+ *   `diff.external`, `core.sshCommand`, `!` aliases…), plus the `.git` of each submodule `.gitmodules` lists.
+ * - The files a login shell runs from the home (`.bash_profile`, `.profile`, `.bashrc`…): the
+ *   server runs the profile itself, and so does the user's every terminal.
  * Only the paths inside a writable root matter (the rest of the filesystem is read-only already).
  */
 import { lstatSync, readFileSync } from "node:fs";
@@ -40,13 +42,21 @@ const PROGRAM_KEY = new RegExp(`^(?:${PROGRAM_KEYS.map((key) => key.replace(/\./
  * (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM). Each is absolute and inside a root.
  */
 export function protectedPaths(roots: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const found = new Set<string>();
+  const found = new Set<string>(startupFiles(env));
   const globals = globalConfig(env);
   for (const root of roots) {
     for (const name of PROTECTED_NAMES) found.add(path.join(root, name));
     for (const entry of repositoryPaths(root, env, globals)) found.add(entry);
   }
   return [...found].filter((entry) => roots.some((root) => isInside(entry, root) && entry !== root));
+}
+
+/** The files bash reads when it starts, in the home and from BASH_ENV/ENV, whether they exist yet or not. */
+function startupFiles(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME;
+  const files = home ? [".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout"].map((name) => path.join(home, name)) : [];
+  for (const file of [env.BASH_ENV, env.ENV]) if (file && path.isAbsolute(file)) files.push(file);
+  return files;
 }
 
 /** The system and global config entries (read once per call; their files change rarely and are cached). */
