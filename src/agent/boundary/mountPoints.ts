@@ -6,7 +6,7 @@
  * no server removes one that another live server (with the same home) lists, since removing a
  * mount point on the host unmounts it in every sandbox.
  */
-import { appendFileSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { isProcessAlive } from "../../runtime/processAlive.js";
@@ -14,6 +14,8 @@ import { isProcessAlive } from "../../runtime/processAlive.js";
 /** The mount points in use, counted per sandbox using each. */
 export class MountPoints {
   private readonly users = new Map<string, number>();
+  /** Where each mount point's parent really was when a sandbox first used it. */
+  private readonly parents = new Map<string, string | null>();
   private readonly listed = new Set<string>();
   private readonly file: string;
   private swept = false;
@@ -27,6 +29,7 @@ export class MountPoints {
     this.sweepOnce();
     for (const point of points) {
       this.users.set(point, (this.users.get(point) ?? 0) + 1);
+      if (!this.parents.has(point)) this.parents.set(point, realParent(point));
       if (!this.listed.has(point)) {
         this.listed.add(point);
         appendFileSync(this.file, `${point}\0`, { mode: 0o600 });
@@ -43,7 +46,10 @@ export class MountPoints {
         continue;
       }
       this.users.delete(point);
-      if (!this.othersUse().has(point)) removeIfEmpty(point);
+      const parent = this.parents.get(point) ?? null;
+      this.parents.delete(point);
+      // Only where it was made: a directory on the way swapped for a symlink since then leads elsewhere.
+      if (parent !== null && realParent(point) === parent && !this.othersUse().has(point)) removeIfEmpty(path.join(parent, path.basename(point)));
     }
   }
 
@@ -87,6 +93,15 @@ export class MountPoints {
         return [];
       }
     });
+  }
+}
+
+/** The real path of `point`'s directory, or null when it is gone. */
+function realParent(point: string): string | null {
+  try {
+    return realpathSync(path.dirname(point));
+  } catch {
+    return null;
   }
 }
 
