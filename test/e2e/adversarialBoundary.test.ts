@@ -37,6 +37,14 @@ const ATTACKS: Attack[] = [
   { name: "a hook in the git directory a .git file names", call: (t) => ({ type: "exec", cmd: `echo evil > ${t.worktree}/gitdata/hooks/pre-commit` }) },
   { name: "point the .git file elsewhere", call: (t) => ({ type: "exec", cmd: `echo 'gitdir: ${t.outside}' > ${t.worktree}/.git` }) },
   { name: "apply_patch into the git directory a .git file names", call: (t) => ({ type: "apply_patch", patch: addFile(`${t.worktree}/gitdata/hooks/post-checkout`) }), asked: askedUnlessNever },
+  // What belongs to the server, or to whatever started it, is out of reach.
+  { name: "write through a descriptor the server inherited", call: () => ({ type: "exec", cmd: "echo pwned >&3" }) },
+  { name: "write through /proc/self/fd of the server's parent", call: () => ({ type: "exec", cmd: "for f in /proc/[0-9]*/fd/3; do echo pwned > $f; done; echo pwned >> /proc/1/fd/3" }) },
+  // Known-safe, so run unasked even under untrusted: the home is simply not there.
+  { name: "read the server's home", call: (t) => ({ type: "exec", cmd: `cat ${t.home}/auth.json` }), asked: neverAsked },
+  { name: "connect to a Unix socket outside the roots", call: (t) => ({ type: "exec", cmd: `python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(9))" ${t.socket}` }) },
+  // `exec` with only redirections changes what later words mean: unknown under the deny rule, so asked.
+  { name: "open a Unix socket as a file", call: (t) => ({ type: "exec", cmd: `exec 5<>${t.socket}; cat <&5` }), asked: askedUnlessNever },
   // What the server itself runs outside the sandbox: an MCP server's script.
   { name: "write the script an MCP server runs", call: () => ({ type: "exec", cmd: "mkdir -p mcp && echo 'evil()' > mcp/server.js" }), mustNotExist: (t) => [path.join(t.cwd, "mcp")] },
   { name: "apply_patch adds the script an MCP server runs", call: () => ({ type: "apply_patch", patch: addFile("mcp/server.js") }), mustNotExist: (t) => [path.join(t.cwd, "mcp")], asked: askedUnlessNever },
