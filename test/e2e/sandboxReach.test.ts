@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -269,6 +269,33 @@ describe.skipIf(!bwrapAvailable || !cc).each(runAsModes)("the environment of a s
     expect(toolOutput(mock.requests, "profiled")).toContain("loaded=yes");
     // ...and no process outside the sandbox (the launcher, bubblewrap) loaded the library.
     expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe.skipIf(!bwrapAvailable).each(runAsModes)("the server's home, deep below a writable root ($name)", (runAs) => {
+  it("cannot be swapped for a directory of the model's by renaming one above it, so no snapshot of the model's runs outside the sandbox", async () => {
+    const above = tempDir("aas-reach-above-");
+    const home = path.join(above, "state", "home");
+    mkdirSync(home, { recursive: true });
+    const cwd = tempDir("aas-reach-ws-");
+    if (runAs.uid !== null) execFileSync("chown", ["-R", `${runAs.uid}:${runAs.uid}`, above, cwd]);
+    // Where the server keeps the login-profile snapshot that unsandboxed commands source.
+    const hijack = [
+      `names=$(ls ${home}/shell_snapshots)`,
+      `mv ${path.dirname(home)} ${path.dirname(home)}.moved && mkdir -p ${home}/shell_snapshots`,
+      `for n in $names; do echo 'echo HIJACKED' > ${home}/shell_snapshots/$n; done`,
+      "echo tried",
+    ].join("; ");
+    const { server, mock } = await launch([exec(hijack, "hijack"), { items: [{ type: "message", text: "ok" }] }], { home, cwd, approval: "never", sandbox: "workspace-write", wrapper: runAs.wrapper });
+    // /tmp is a writable root here, so the home is two directories below one.
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Try.");
+    expect(toolOutput(mock.requests, "hijack")).toContain("Device or resource busy");
+    expect(existsSync(`${path.dirname(home)}.moved`)).toBe(false);
+    await server.request("thread/shellCommand", { threadId, command: "echo user-ran" });
+    const shell = await server.waitFor((m) => m.method === "item/completed" && m.params.item.source === "userShell");
+    expect(shell.params.item.aggregatedOutput).toBe("user-ran\n");
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === shell.params.turnId, "the shell command's turn/completed");
   });
 });
 

@@ -66,6 +66,15 @@ export function bwrapPlan(view: SandboxView): BwrapPlan | { problem: string } {
     if (held.bind) binds.add(held.bind);
     if (held.create) creates.add(held.create);
   }
+  // The home and the server's other files are masked below; a directory above one that a command
+  // could rename would take the mask with it and leave the server using a directory of its making.
+  for (const masked of [view.home, ...view.hidden]) {
+    const root = view.roots.find((candidate) => isInside(masked, candidate) && masked !== candidate);
+    if (!root || kind(masked) === "missing") continue;
+    const held = holdProtected(masked, root);
+    if ("problem" in held) return held;
+    for (const pin of held.pins) pins.add(pin);
+  }
   // Shallow before deep: a later mount covers an earlier one at or above it.
   for (const pin of byDepth(pins)) if (!binds.has(pin)) args.push("--bind", pin, pin);
   for (const bind of byDepth(binds)) args.push("--ro-bind", bind, bind);

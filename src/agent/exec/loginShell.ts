@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import path from "node:path";
 import type { Config } from "../../config/schema.js";
@@ -44,6 +44,8 @@ interface Snapshot {
   readonly unset: readonly string[];
   /** The profile's shell options and functions, sourced through BASH_ENV. */
   readonly file: string;
+  /** The file's identity when written (`dev:ino`): a file found there later that is not it is not used. */
+  readonly identity: string;
 }
 
 /** The argv and environment to spawn a command with. */
@@ -104,7 +106,7 @@ export class LoginShell {
     if (config.features?.shell_snapshot === false) return { argv, env };
     if (argv.length !== 3 || flag !== "-lc" || path.basename(shell!) !== "bash" || env.BASH_ENV !== undefined) return { argv, env };
     const snapshot = await withinWait(this.snapshotFor(env, config));
-    if (!snapshot) return { argv, env };
+    if (!snapshot || fileIdentity(snapshot.file) !== snapshot.identity) return { argv, env };
     const withProfile: Record<string, string> = { ...env, ...snapshot.set };
     for (const name of snapshot.unset) delete withProfile[name];
     // A `bash -c` whose stdin is a socket (our pipes are) and whose SHLVL is below 1 takes itself for a
@@ -162,10 +164,11 @@ export class LoginShell {
       }
       if (after.has("BASH_ENV")) return null;
       writeFileSync(file, output.slice(snapshotStart + SNAPSHOT_MARKER.length, envStart), { mode: 0o600 });
+      const identity = fileIdentity(file);
       const set: Record<string, string> = {};
       for (const [name, value] of after) if (!SHELL_OWN.has(name) && env[name] !== value) set[name] = value;
       const unset = Object.keys(env).filter((name) => !after.has(name) && !SHELL_OWN.has(name));
-      return { set, unset, file };
+      return identity === null ? null : { set, unset, file, identity };
     } catch {
       return null;
     }
@@ -234,6 +237,16 @@ function withinWait(snapshot: Promise<Snapshot | null>): Promise<Snapshot | null
     timer.unref();
   });
   return Promise.race([snapshot, waited]).finally(() => clearTimeout(timer));
+}
+
+/** A regular file's `dev:ino` (not following a final symlink), or null. */
+function fileIdentity(file: string): string | null {
+  try {
+    const stats = lstatSync(file);
+    return stats.isFile() ? `${stats.dev}:${stats.ino}` : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A stable key for a shell and an environment. */
