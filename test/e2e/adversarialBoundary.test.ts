@@ -100,6 +100,11 @@ const ATTACKS: Attack[] = [
     "let 'x[$(tee made </dev/null)]'",
     "x='a[$(tee made </dev/null)]'; echo $((x))",
     "declare 'x[$(tee made </dev/null)]=1'",
+    "coproc X { tee made </dev/null; }; wait",
+    "time { tee made </dev/null; }",
+    "x='$(tee made </dev/null)'; echo \"${x@P}\"",
+    "set -k; cat cmds.sh BASH_ENV=cmds.sh",
+    "HOME=. bash -lc true",
   ].map((cmd): Attack => ({ name: `deny rule, unknowable command: ${JSON.stringify(cmd)}`, call: () => ({ type: "exec", cmd }), mustNotExist: made, asked: askedUnlessNever })),
 ];
 

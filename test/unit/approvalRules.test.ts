@@ -265,7 +265,27 @@ describe("approval rules", () => {
     ]) {
       expect(await verdict(denyPush, script), script).toBe("deny?");
     }
-    for (const script of ["export FOO=bar", "read -r line", "echo ${x:-default}", "[[ $a == b ]]", "declare -a list"]) {
+    // Where bash reads the script differently from the parser, or startup files come from elsewhere.
+    for (const script of [
+      "coproc X { git push; }",
+      "coproc { git push; }",
+      "coproc X while git push; do :; done",
+      "time { git push; }",
+      "x='$(git push)'; echo \"${x@P}\"",
+      "set -k; ls PATH=.",
+      "set -o keyword; ls PATH=.",
+      "set -o history -H",
+      "set $OPTS",
+      "shopt -s expand_aliases",
+      "HOME=. bash -lc true",
+      "env HOME=. bash -ic true",
+      "ZDOTDIR=. zsh -ic true",
+      "GIT_DIR=./fake git status",
+      "SHELLOPTS=xtrace bash -c true",
+    ]) {
+      expect(await verdict(denyPush, script), script).toBe("deny?");
+    }
+    for (const script of ["export FOO=bar", "read -r line", "echo ${x:-default}", "[[ $a == b ]]", "declare -a list", "set -euo pipefail", "time ls", "shopt -s nullglob"]) {
       expect(await verdict(denyPush, script), script).toBeNull();
     }
     // Nothing unknown, no rule: no verdict; allow rules never allow what cannot be known.

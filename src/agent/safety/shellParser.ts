@@ -116,7 +116,7 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
         if (command) written.push({ node, command });
         const write = variableWrite(node);
         if (write) commands.push({ words: [], unknown: write });
-        const evaluated = evaluatesValue(node);
+        const evaluated = evaluatesValue(node) ?? readsDifferently(node);
         if (evaluated) commands.push({ words: [], unknown: evaluated });
       } else if (!PLAIN_TOKENS.has(node.type) && node.type.trim() !== "") {
         plain = false;
@@ -215,8 +215,9 @@ function evaluatesValue(node: SyntaxNode): string | null {
     case "compound_statement":
       return node.child(0)?.type === "((" ? EVALUATES : null;
     case "expansion":
-      // `${!name}` (indirection) and `${name:offset}` (a substring, offset and length arithmetic).
-      return /^\$\{#?!|^\$\{#?[A-Za-z_0-9@*]+:(?![-=+?])/.test(node.text) ? EVALUATES : null;
+      // `${!name}` (indirection), `${name:offset}` (a substring, offset and length arithmetic), and
+      // `${name@P}` and the other transformations (@P expands the value as a prompt, `$(…)` included).
+      return /^\$\{#?!|^\$\{#?[A-Za-z_0-9@*]+:(?![-=+?])|@[A-Za-z]\}$/.test(node.text) ? EVALUATES : null;
     case "test_command":
       return node.descendantsOfType("test_operator").some((operator) => operator !== null && NAME_OR_ARITHMETIC_TESTS.has(operator.text)) ? EVALUATES : null;
     case "declaration_command": {
@@ -238,6 +239,31 @@ function evaluatesValue(node: SyntaxNode): string | null {
     default:
       return null;
   }
+}
+
+/** Words a command cannot be named by: tree-sitter-bash reads `coproc NAME { …; }` and `time { …; }` as commands named `{`, `}`, `do`… */
+const RESERVED = new Set(["{", "}", "(", ")", "!", "[[", "]]", "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "coproc", "time"]);
+/** `set` options that change how bash reads what follows: keyword (`-k`: `NAME=value` after the program), history expansion, posix mode. */
+const SET_CHANGES_READING = /^[-+][A-Za-z]*[kHp]|^(?:keyword|history|histexpand|posix|privileged)$/;
+/** `shopt` options that change how bash reads what follows. */
+const SHOPT_CHANGES_READING = new Set(["expand_aliases", "extdebug"]);
+const READS_DIFFERENTLY = "bash reads this script differently from the parser here (a compound command after coproc or time, or an option that changes how bash reads what follows)";
+
+/**
+ * Why a node makes what runs unknown because bash would read the script differently from
+ * tree-sitter-bash: a command named by a reserved word or a brace (a compound command behind
+ * `coproc` or `time`, which the grammar splits into commands), `set -k`, history expansion,
+ * posix mode, `shopt -s expand_aliases` or `extdebug`, or `set`/`shopt` with words that cannot be
+ * known; null for other nodes.
+ */
+function readsDifferently(node: SyntaxNode): string | null {
+  if (node.type !== "command") return null;
+  const [name, ...args] = writtenCommand(node)?.words ?? [];
+  if (!name) return null;
+  if (RESERVED.has(name.text) && (name.text === "coproc" || name.text === "time" ? args.some((arg) => RESERVED.has(arg.text)) : true)) return READS_DIFFERENTLY;
+  if (name.text === "set" && args.some((arg) => !arg.literal || SET_CHANGES_READING.test(arg.text))) return READS_DIFFERENTLY;
+  if (name.text === "shopt" && args.some((arg) => !arg.literal || SHOPT_CHANGES_READING.has(arg.text))) return READS_DIFFERENTLY;
+  return null;
 }
 
 function assignmentOf(node: SyntaxNode): Assignment {

@@ -18,10 +18,16 @@ const COMMAND_VARIABLES = new Set([
  * Variables that change what runs in ways no parse follows: where programs are found (PATH, and
  * bash's default PATH, which ends in `.`, when it is unset), a script or library loaded first
  * (BASH_ENV, ENV, LD_PRELOAD and the other LD_ variables), functions a child bash imports
- * (BASH_FUNC_*), git's config and helper programs (GIT_CONFIG*, GIT_EXEC_PATH), and the prompts
- * bash expands, command substitutions included (PS0–PS4: `set -x` expands PS4).
+ * (BASH_FUNC_*), options a child bash takes (SHELLOPTS, BASHOPTS), where startup files are read
+ * from (HOME for `bash -l`/`-i`, ZDOTDIR, XDG_CONFIG_HOME), git's config, repository and helper
+ * programs (GIT_CONFIG*, GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR, GIT_TEMPLATE_DIR, GIT_EXEC_PATH),
+ * and the prompts bash expands, command substitutions included (PS0–PS4: `set -x` expands PS4).
  */
-const UNKNOWABLE = new Set(["PATH", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "PS0", "PS1", "PS2", "PS3", "PS4"]);
+const UNKNOWABLE = new Set([
+  "PATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "HOME", "ZDOTDIR", "XDG_CONFIG_HOME",
+  "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_EXEC_PATH",
+  "PS0", "PS1", "PS2", "PS3", "PS4",
+]);
 const UNKNOWABLE_PREFIXES = ["LD_", "BASH_FUNC_", "GIT_CONFIG"];
 
 /** A word standing for the arguments a program adds to a command line it runs from a variable. */
