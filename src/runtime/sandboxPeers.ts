@@ -9,7 +9,8 @@
  * socketpair while the check looks), one no longer open or gone from the tables (its process
  * may have written a request and exited). A peer on another host is not affected.
  */
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { readlinkSync } from "node:fs";
+import { readdir, readFile, readlink, stat } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 
@@ -41,16 +42,16 @@ export async function peerIsSandboxed(socket: net.Socket): Promise<boolean> {
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
   // The peer's socket is the entry whose local end is our remote end, and the other way round.
-  const entry = findEntry(remoteAddress, remotePort, localAddress, localPort);
+  const entry = await findEntry(remoteAddress, remotePort, localAddress, localPort);
   if (!entry) return isLocalAddress(remoteAddress);
   if (entry.state !== ESTABLISHED || entry.inode === "0") return true;
   const ownUid = process.getuid?.() ?? -1;
   if (entry.uid !== ownUid) return false;
-  const holders = holderNamespaces(entry.inode, ownUid);
+  const holders = await holderNamespaces(entry.inode, ownUid);
   const own = ownUserNamespace();
-  if (holders.size === 0 || [...holders].some((namespace) => namespace !== own)) return true;
+  if (holders === null || holders.size === 0 || [...holders].some((namespace) => namespace !== own)) return true;
   // Still open and unchanged after the scan: held all along by processes in our own namespace.
-  const again = findEntry(remoteAddress, remotePort, localAddress, localPort, [entry.table]);
+  const again = await findEntry(remoteAddress, remotePort, localAddress, localPort, [entry.table]);
   return again === null || again.inode !== entry.inode || again.state !== ESTABLISHED;
 }
 
@@ -73,19 +74,19 @@ interface TcpEntry {
  * The /proc/net/tcp{,6} entry for a connection from `local` to `remote` (either address family's
  * spelling). Each table costs milliseconds to read: the second only when the first has no entry.
  */
-function findEntry(
+async function findEntry(
   localAddress: string,
   localPort: number,
   remoteAddress: string,
   remotePort: number,
   tables: readonly string[] = ["/proc/net/tcp", "/proc/net/tcp6"],
-): TcpEntry | null {
+): Promise<TcpEntry | null> {
   const locals = spellings(localAddress).map((hex) => `${hex}:${hexPort(localPort)}`);
   const remotes = spellings(remoteAddress).map((hex) => `${hex}:${hexPort(remotePort)}`);
   for (const table of tables) {
     let text: string;
     try {
-      text = readFileSync(table, "utf8");
+      text = await readFile(table, "utf8");
     } catch {
       continue;
     }
@@ -136,29 +137,42 @@ function ipv6Bytes(address: string): number[] | null {
   });
 }
 
-/** The user namespaces of the processes of `uid` that hold socket `inode` now (none: it is held by no process of ours). */
-function holderNamespaces(inode: string, uid: number): Set<string> {
+/**
+ * Descriptors looked at before the guard gives up on a connection (and refuses it): a sandboxed
+ * command holding a great many open descriptors could otherwise make every check long. The scan
+ * is asynchronous, a few processes at a time, so it never stalls the server meanwhile.
+ */
+const SCAN_BUDGET = 200_000;
+const SCAN_CONCURRENCY = 8;
+
+/**
+ * The user namespaces of the processes of `uid` that hold socket `inode` now (none: it is held by
+ * no process of ours), or null when the scan ran out of budget.
+ */
+async function holderNamespaces(inode: string, uid: number): Promise<Set<string> | null> {
   const target = `socket:[${inode}]`;
   const namespaces = new Set<string>();
   let pids: string[];
   try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+    pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
   } catch {
     return namespaces;
   }
-  for (const pid of pids) {
+  let budget = SCAN_BUDGET;
+  const scan = async (pid: string) => {
     try {
-      if (statSync(`/proc/${pid}`).uid !== uid) continue;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) !== target) continue;
-        namespaces.add(readlinkSync(`/proc/${pid}/ns/user`));
-        break;
-      }
+      if ((await stat(`/proc/${pid}`)).uid !== uid) return;
+      const fds = await readdir(`/proc/${pid}/fd`);
+      budget -= fds.length;
+      if (budget < 0) return;
+      const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+      if (links.includes(target)) namespaces.add(await readlink(`/proc/${pid}/ns/user`));
     } catch {
       // Gone, or not ours to read.
     }
-  }
-  return namespaces;
+  };
+  for (let i = 0; i < pids.length && budget >= 0; i += SCAN_CONCURRENCY) await Promise.all(pids.slice(i, i + SCAN_CONCURRENCY).map(scan));
+  return budget < 0 ? null : namespaces;
 }
 
 let ownNamespace: string | undefined;
