@@ -1,5 +1,5 @@
 import type { ApprovalRule } from "../config/schema.js";
-import type { ParsedScript } from "./safety/shellParser.js";
+import type { ParsedScript } from "./safety/shellTypes.js";
 
 /**
  * What the user approved for the rest of a thread's life in memory: exact commands and paths

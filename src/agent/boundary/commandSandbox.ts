@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { SandboxPolicy } from "../../protocol/policy.js";
 import type { WritableRoots } from "../../workspace/roots.js";
-import { networkAllowed, writableRoots } from "../exec/sandbox.js";
+import { networkAllowed, writableRoots } from "./writableRoots.js";
 import { bwrapPlan, type SandboxView } from "./bwrapPlan.js";
 import { systemProgram } from "./hostPrograms.js";
 import { directLauncher, type Launcher } from "./launch.js";

@@ -12,7 +12,7 @@ import { directLauncher } from "../boundary/launch.js";
 import { displayCommand } from "./shellWords.js";
 import { proposedPrefix } from "../approvalMemory.js";
 import { decideCommand } from "../safety/decision.js";
-import { writableRoots } from "./sandbox.js";
+import { writableRoots } from "../boundary/writableRoots.js";
 import { parseScript } from "../safety/shellParser.js";
 
 /** A command the model asked for, from any of the shell tools. */

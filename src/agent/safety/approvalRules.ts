@@ -1,7 +1,7 @@
 import picomatch from "../../vendor/picomatch.js";
 import type { ApprovalRule, RuleAction } from "../../config/schema.js";
 import { argvProblem, programProblem, type ProgramContext } from "./programTrust.js";
-import type { ParsedScript, ShellCommand, ShellWord } from "./shellParser.js";
+import type { ParsedScript, ShellCommand, ShellWord } from "./shellTypes.js";
 
 /** The rule that decided, and its place in the list (1-based), for messages the model and user read. */
 export interface RuleVerdict {

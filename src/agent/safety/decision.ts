@@ -2,7 +2,7 @@ import type { ApprovalRule } from "../../config/schema.js";
 import type { AskForApproval, SandboxPolicy } from "../../protocol/policy.js";
 import { commandVerdict, pathVerdict, type RuleVerdict } from "./approvalRules.js";
 import { isKnownSafeRun } from "./knownSafe.js";
-import type { ParsedScript } from "./shellParser.js";
+import type { ParsedScript } from "./shellTypes.js";
 
 /**
  * The one place that decides whether a command runs, is asked about or is refused, and whether a

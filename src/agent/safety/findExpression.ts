@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shellParser.js";
+import type { ShellWord } from "./shellTypes.js";
 
 // GNU find 4.9's primaries (options, tests and actions) and how many words follow each.
 const ARITY = new Map<string, number>([

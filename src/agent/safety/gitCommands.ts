@@ -1,5 +1,5 @@
 import { runs, unknown, type Analysis, type Run } from "./runs.js";
-import type { ShellWord } from "./shellParser.js";
+import type { ShellWord } from "./shellTypes.js";
 
 /**
  * git's own commands (`git --list-cmds=builtins,main` of git 2.39). git never lets an alias

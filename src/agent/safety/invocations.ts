@@ -2,7 +2,7 @@ import path from "node:path";
 import { parseFind } from "./findExpression.js";
 import { gitRuns } from "./gitCommands.js";
 import { runs, unknown, type Analysis, type Analyzer, type NestedParser, type Run } from "./runs.js";
-import type { ShellCommand, ShellWord } from "./shellParser.js";
+import type { ShellCommand, ShellWord } from "./shellTypes.js";
 import { isShellName, shellScript } from "./shells.js";
 import { assignmentCommands, isSensitiveVariable, mentionsSensitiveVariable, type Assignment } from "./variables.js";
 import { WRAPPER_ANALYZERS } from "./wrappers.js";

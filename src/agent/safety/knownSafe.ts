@@ -1,7 +1,7 @@
 import { parseFind } from "./findExpression.js";
 import { grammar, parseArgs, type Grammar } from "./options.js";
 import { argvProblem, cleanSearchPath, type ProgramContext } from "./programTrust.js";
-import type { ParsedScript, ShellWord } from "./shellParser.js";
+import type { ParsedScript, ShellWord } from "./shellTypes.js";
 
 /** What known-safe depends on besides the words: the tool's argv and where programs are found. */
 export interface KnownSafeFacts extends ProgramContext {

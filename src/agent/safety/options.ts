@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shellParser.js";
+import type { ShellWord } from "./shellTypes.js";
 
 /** Whether an option takes no value, a value (attached or the next word), or an optional value given only attached. */
 type Arity = "none" | "required" | "optional";

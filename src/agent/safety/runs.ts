@@ -1,4 +1,4 @@
-import type { ParsedScript, ShellWord } from "./shellParser.js";
+import type { ParsedScript, ShellWord } from "./shellTypes.js";
 import type { Assignment } from "./variables.js";
 
 /** Something a program runs, as its words tell. */

@@ -1,4 +1,4 @@
-import type { ShellWord } from "./shellParser.js";
+import type { ShellWord } from "./shellTypes.js";
 
 /** Shells of the POSIX family, whose `-c` scripts tree-sitter-bash reads as they do. */
 const POSIX_SHELLS = new Set(["sh", "bash", "rbash", "dash", "ash", "hush", "zsh", "ksh", "ksh93", "mksh", "lksh", "pdksh", "oksh", "loksh", "yash", "posh"]);

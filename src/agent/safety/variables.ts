@@ -1,4 +1,4 @@
-import type { ShellCommand, ShellWord } from "./shellParser.js";
+import type { ShellCommand, ShellWord } from "./shellTypes.js";
 
 /** Parses a variable's command line into its commands. */
 type ScriptParser = (script: string) => readonly ShellCommand[];

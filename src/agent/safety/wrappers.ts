@@ -1,6 +1,6 @@
 import { grammar, parseArgs, type Grammar, type ParsedOption } from "./options.js";
 import { runs, unknown, type Analysis, type Analyzer, type NestedParser, type Run } from "./runs.js";
-import type { ShellWord } from "./shellParser.js";
+import type { ShellWord } from "./shellTypes.js";
 import { isSensitiveVariable, UNKNOWN_ARGUMENTS, type Assignment } from "./variables.js";
 
 /** How a wrapper's words end in the command it runs, beyond its option grammar. */

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { SandboxPolicy } from "../../protocol/policy.js";
 import { isInside, type WritableRoots } from "../../workspace/roots.js";
-import { protectedPaths } from "../boundary/protectedPaths.js";
+import { protectedPaths } from "./protectedPaths.js";
 
 /** Paths of the server's that stay read-only wherever they are, besides its home. */
 export interface ServerPaths {
