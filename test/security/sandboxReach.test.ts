@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -296,6 +296,22 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("the server's home, deep below
     const shell = await server.waitFor((m) => m.method === "item/completed" && m.params.item.source === "userShell");
     expect(shell.params.item.aggregatedOutput).toBe("user-ran\n");
     await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === shell.params.turnId, "the shell command's turn/completed");
+  });
+});
+
+describe.skipIf(!bwrapAvailable)("a protected path behind a symlink", () => {
+  it("refuses sandboxed commands in that workspace, naming the link (a command could replace the link itself)", async () => {
+    const cwd = tempDir("aas-reach-ws-");
+    const elsewhere = tempDir("aas-reach-elsewhere-");
+    symlinkSync(elsewhere, path.join(cwd, ".agents"));
+    const { server, mock } = await launch([exec("echo ran", "linked"), { items: [{ type: "message", text: "ok" }] }], { approval: "never", sandbox: "workspace-write" });
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Run.");
+    const output = toolOutput(mock.requests, "linked");
+    expect(output).toContain(`${path.join(cwd, ".agents")} is a symbolic link`);
+    expect(output).not.toContain("ran\n");
+    // The sandbox itself works: nothing tells clients it is unavailable.
+    expect(server.messages.filter((m) => m.method === "configWarning" && /sandbox is unavailable/.test(m.params.summary))).toEqual([]);
   });
 });
 

@@ -29,8 +29,11 @@ export interface SandboxTarget {
   readonly bwrapPath: string | undefined;
 }
 
-/** The outcome of preparing a command: how to start it, or why it must not start. */
-export type Prepared = { readonly launcher: Launcher } | { readonly problem: string };
+/**
+ * The outcome of preparing a command: how to start it, or why it must not start (`unavailable`:
+ * the sandbox cannot run on this machine at all, rather than in this workspace).
+ */
+export type Prepared = { readonly launcher: Launcher } | { readonly problem: string; readonly unavailable: boolean };
 
 /** Subdirectories of the home a sandboxed command still reads: skills, and the login-profile snapshots BASH_ENV names. */
 const HOME_EXPOSED = ["skills", "shell_snapshots"];
@@ -69,9 +72,9 @@ export class CommandSandbox {
     if (!roots) return { launcher: directLauncher(argv) };
     const requested = target.bwrapPath ?? "bwrap";
     const bwrap = systemProgram(requested);
-    if (!bwrap) return { problem: bwrapMissing(requested) };
+    if (!bwrap) return { problem: bwrapMissing(requested), unavailable: true };
     const problem = await this.problem(bwrap);
-    if (problem) return { problem };
+    if (problem) return { problem, unavailable: true };
     return this.launcherFor(bwrap, argv, { roots: roots.roots, protectedPaths: roots.protectedPaths, networkAccess: networkAllowed(target.policy), cwd: target.cwd });
   }
 
@@ -94,12 +97,12 @@ export class CommandSandbox {
 
   private launcherFor(bwrap: string, argv: readonly string[], view: Omit<SandboxView, "home" | "homeExposed" | "hidden">): Prepared {
     const plan = bwrapPlan({ ...view, home: this.home, homeExposed: HOME_EXPOSED.map((name) => path.join(this.home, name)), hidden: this.hidden });
-    if ("problem" in plan) return { problem: `The command was not run: ${plan.problem}.` };
+    if ("problem" in plan) return { problem: `The command was not run: ${plan.problem}.`, unavailable: false };
     let files: Launcher;
     try {
       files = this.files.launcher(bwrap, plan.args, argv, () => this.mounts.release(plan.created));
     } catch (error) {
-      return { problem: `The sandbox is unavailable: ${(error as Error).message}. Sandboxed commands are refused until it is.` };
+      return { problem: `The sandbox is unavailable: ${(error as Error).message}. Sandboxed commands are refused until it is.`, unavailable: true };
     }
     return {
       launcher: (env) => {

@@ -132,7 +132,8 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       bwrapPath: context.environment.config.bwrap_path,
     });
     if ("problem" in prepared) {
-      context.environment.warnOnce("The command sandbox is unavailable", prepared.problem);
+      // Clients hear once that the sandbox cannot run here; a workspace it cannot hold is the item's own failure.
+      if (prepared.unavailable) context.environment.warnOnce("The command sandbox is unavailable", prepared.problem);
       await finish({ status: "failed", aggregatedOutput: prepared.problem, exitCode: -1 });
       return `exec_command failed: ${prepared.problem}`;
     }
