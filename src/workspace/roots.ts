@@ -7,8 +7,8 @@ export interface WritableRoots {
   readonly protectedPaths: readonly string[];
 }
 
-/** Whether `target` is `root` or below it. */
+/** Whether `target` is `root` or below it (a name that merely starts with `..`, such as `..hooks`, is below it). */
 export function isInside(target: string, root: string): boolean {
   const relative = path.relative(root, target);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

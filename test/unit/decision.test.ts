@@ -130,6 +130,13 @@ const TABLE: Row[] = [
   { script: "ls", policy: "untrusted", searchPath: "bin:/usr/bin", expected: "ask" },
   { script: "ls", policy: "untrusted", searchPath: `/usr/bin:${WORKSPACE}/node_modules/.bin`, expected: "ask" },
   { script: "ls", policy: "untrusted", searchPath: "/tmp/tools:/usr/bin", expected: "ask" },
+  // A deny rule in force and a PATH that can find the model's programs: any bare name may be its script.
+  { script: "ls", policy: "on-request", rules: denyPush, expected: "run" },
+  { script: "ls", policy: "on-request", rules: denyPush, searchPath: `/usr/bin:${WORKSPACE}/node_modules/.bin`, expected: "ask" },
+  { script: "ls", policy: "on-request", rules: denyPush, searchPath: null, expected: "ask" },
+  { script: "ls", policy: "never", rules: denyPush, searchPath: ".:/usr/bin", expected: "refuse" },
+  { script: "ls", policy: "on-request", searchPath: ".:/usr/bin", expected: "run" },
+  { script: "git push", policy: "on-request", rules: denyPush, searchPath: null, expected: "refuse" },
   { script: "ls", policy: "untrusted", argv: [`${WORKSPACE}/bash`, "-c", "ls"], expected: "ask" },
   { script: "ls", policy: "untrusted", argv: ["./bash", "-c", "ls"], expected: "ask" },
   { script: "ls", policy: "untrusted", argv: ["/bin/bash", "--norc", "ls"], expected: "ask" },

@@ -87,3 +87,14 @@ describe("protected paths", () => {
     expect(found.some((entry) => entry.startsWith(outside))).toBe(false);
   });
 });
+
+describe("isInside", () => {
+  it("counts a name that starts with .. as below the root, and only .. itself and above as outside", async () => {
+    const { isInside } = await import("../../src/workspace/roots.js");
+    expect(isInside("/ws/..hooks/pre-commit", "/ws")).toBe(true);
+    expect(isInside("/ws", "/ws")).toBe(true);
+    expect(isInside("/ws/../x", "/ws")).toBe(false);
+    expect(isInside("/other", "/ws")).toBe(false);
+    expect(isInside("/ws2", "/ws")).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@ import type { ApprovalRule } from "../../config/schema.js";
 import type { AskForApproval, SandboxPolicy } from "../../protocol/policy.js";
 import { commandVerdict, pathVerdict, type RuleVerdict } from "./approvalRules.js";
 import { isKnownSafeRun } from "./knownSafe.js";
+import { cleanSearchPath } from "./programTrust.js";
 import type { ParsedScript } from "./shellTypes.js";
 
 /**
@@ -62,7 +63,7 @@ export function sandboxActive(sandbox: SandboxPolicy): boolean {
  * known-safe, and the other policies run it sandboxed.
  */
 export function decideCommand(facts: CommandFacts): CommandDecision {
-  const verdict = commandVerdict(facts.rules, facts);
+  const verdict = uncleanPathVerdict(commandVerdict(facts.rules, facts), facts);
   if (verdict?.action === "deny" && verdict.unknown === null) return { kind: "refuse", message: `${ruleText(verdict)} forbids this command; it was not run.` };
   // A deny rule that may apply: what runs cannot be known, so only the user can say.
   const mayBeDenied = verdict?.action === "deny";
@@ -130,6 +131,19 @@ export function decidePatch(facts: PatchFacts): PatchDecision {
     return { kind: "refuse", status: "failed", message: `${outsideText}, and the approval policy does not allow asking for it; the files were not changed.` };
   }
   return { kind: "ask", reason: facts.outside.length > 0 ? `The patch writes outside the writable roots: ${facts.outside.join(", ")}` : null };
+}
+
+/**
+ * With a deny rule in force and a PATH that can find programs the model wrote (an entry in the
+ * workspace, such as `node_modules/.bin`, a relative one, or a PATH not known), any bare program
+ * name may be the model's script: the first deny rule may apply to every command.
+ */
+function uncleanPathVerdict(verdict: RuleVerdict | null, facts: CommandFacts): RuleVerdict | null {
+  if (verdict?.action === "deny" || cleanSearchPath(facts.searchPath, facts.modelWritable)) return verdict;
+  const index = facts.rules.findIndex((rule) => rule.action === "deny");
+  if (index === -1) return verdict;
+  const why = facts.searchPath === null ? "its PATH is not known" : "its PATH can find programs the model can write";
+  return { action: "deny", index: index + 1, rule: facts.rules[index]!, unknown: why };
 }
 
 function mayAskForRules(policy: AskForApproval): boolean {

@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../../workspace/roots.js";
 import { isShellName } from "./shells.js";
 
 /** Where a command's programs are looked up and what the model could have put there. */
@@ -51,11 +52,6 @@ export function argvProblem(argv: readonly string[], context: ProgramContext): s
 function insideAny(file: string, roots: readonly string[]): boolean {
   const candidates = [path.resolve(file), physical(file)];
   return roots.some((root) => [path.resolve(root), physical(root)].some((top) => candidates.some((candidate) => isInside(candidate, top))));
-}
-
-function isInside(file: string, root: string): boolean {
-  const relative = path.relative(root, file);
-  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 /** `file` with symlinks resolved, as far as it exists. */
