@@ -10,9 +10,9 @@
  * may have written a request and exited). A peer on another host is not affected.
  */
 import { readlinkSync } from "node:fs";
-import { readdir, readFile, readlink, stat } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
+import { freshSocketHolders, freshTcpTables, type TcpEntry, type TcpTables } from "./hostSockets.js";
 
 const ESTABLISHED = "01";
 
@@ -42,17 +42,17 @@ export async function peerIsSandboxed(socket: net.Socket): Promise<boolean> {
   const { remoteAddress, remotePort, localAddress, localPort } = socket;
   if (!remoteAddress || !remotePort || !localAddress || !localPort) return false;
   // The peer's socket is the entry whose local end is our remote end, and the other way round.
-  const entry = await findEntry(remoteAddress, remotePort, localAddress, localPort);
+  const find = (table: TcpTables) => findEntry(table, remoteAddress, remotePort, localAddress, localPort);
+  const entry = find(await freshTcpTables());
   if (!entry) return isLocalAddress(remoteAddress);
   if (entry.state !== ESTABLISHED || entry.inode === "0") return true;
-  const ownUid = process.getuid?.() ?? -1;
-  if (entry.uid !== ownUid) return false;
-  const holders = await holderNamespaces(entry.inode, ownUid);
+  if (entry.uid !== (process.getuid?.() ?? -1)) return false;
+  const holders = (await freshSocketHolders())?.get(entry.inode);
   const own = ownUserNamespace();
-  if (holders === null || holders.size === 0 || [...holders].some((namespace) => namespace !== own)) return true;
+  if (!holders || holders.size === 0 || [...holders].some((namespace) => namespace !== own)) return true;
   // Still open and unchanged after the scan: held all along by processes in our own namespace.
-  const again = await findEntry(remoteAddress, remotePort, localAddress, localPort, [entry.table]);
-  return again === null || again.inode !== entry.inode || again.state !== ESTABLISHED;
+  const again = find(await freshTcpTables());
+  return again === undefined || again.inode !== entry.inode || again.state !== ESTABLISHED;
 }
 
 /** Whether `address` is one of this host's: loopback, or an address of one of its interfaces. */
@@ -62,41 +62,15 @@ function isLocalAddress(address: string): boolean {
   return Object.values(os.networkInterfaces()).some((list) => list?.some((entry) => entry.address.replace(/^::ffff:/i, "") === plain) ?? false);
 }
 
-interface TcpEntry {
-  /** The table it was found in. */
-  readonly table: string;
-  readonly state: string;
-  readonly uid: number;
-  readonly inode: string;
-}
-
-/**
- * The /proc/net/tcp{,6} entry for a connection from `local` to `remote` (either address family's
- * spelling). Each table costs milliseconds to read: the second only when the first has no entry.
- */
-async function findEntry(
-  localAddress: string,
-  localPort: number,
-  remoteAddress: string,
-  remotePort: number,
-  tables: readonly string[] = ["/proc/net/tcp", "/proc/net/tcp6"],
-): Promise<TcpEntry | null> {
-  const locals = spellings(localAddress).map((hex) => `${hex}:${hexPort(localPort)}`);
-  const remotes = spellings(remoteAddress).map((hex) => `${hex}:${hexPort(remotePort)}`);
-  for (const table of tables) {
-    let text: string;
-    try {
-      text = await readFile(table, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 10 || !locals.includes(fields[1]!) || !remotes.includes(fields[2]!)) continue;
-      return { table, state: fields[3]!, uid: Number(fields[7]), inode: fields[9]! };
+/** The entry for a connection from `local` to `remote`, whichever family's spelling the tables use. */
+function findEntry(table: TcpTables, localAddress: string, localPort: number, remoteAddress: string, remotePort: number): TcpEntry | undefined {
+  for (const local of spellings(localAddress)) {
+    for (const remote of spellings(remoteAddress)) {
+      const entry = table.get(`${local}:${hexPort(localPort)} ${remote}:${hexPort(remotePort)}`);
+      if (entry) return entry;
     }
   }
-  return null;
+  return undefined;
 }
 
 /** An address as /proc/net/tcp (IPv4) and /proc/net/tcp6 write it: 32-bit words in host (little-endian) order. */
@@ -135,44 +109,6 @@ function ipv6Bytes(address: string): number[] | null {
     const value = parseInt(group, 16);
     return [value >> 8, value & 0xff];
   });
-}
-
-/**
- * Descriptors looked at before the guard gives up on a connection (and refuses it): a sandboxed
- * command holding a great many open descriptors could otherwise make every check long. The scan
- * is asynchronous, a few processes at a time, so it never stalls the server meanwhile.
- */
-const SCAN_BUDGET = 200_000;
-const SCAN_CONCURRENCY = 8;
-
-/**
- * The user namespaces of the processes of `uid` that hold socket `inode` now (none: it is held by
- * no process of ours), or null when the scan ran out of budget.
- */
-async function holderNamespaces(inode: string, uid: number): Promise<Set<string> | null> {
-  const target = `socket:[${inode}]`;
-  const namespaces = new Set<string>();
-  let pids: string[];
-  try {
-    pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
-  } catch {
-    return namespaces;
-  }
-  let budget = SCAN_BUDGET;
-  const scan = async (pid: string) => {
-    try {
-      if ((await stat(`/proc/${pid}`)).uid !== uid) return;
-      const fds = await readdir(`/proc/${pid}/fd`);
-      budget -= fds.length;
-      if (budget < 0) return;
-      const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
-      if (links.includes(target)) namespaces.add(await readlink(`/proc/${pid}/ns/user`));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  };
-  for (let i = 0; i < pids.length && budget >= 0; i += SCAN_CONCURRENCY) await Promise.all(pids.slice(i, i + SCAN_CONCURRENCY).map(scan));
-  return budget < 0 ? null : namespaces;
 }
 
 let ownNamespace: string | undefined;
