@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { displayCommand } from "../../src/agent/exec/shellWords.js";
 import { isKnownSafeCommand } from "../../src/agent/safety/knownSafe.js";
 import { KNOWN_SAFE_TABLE, SCRATCH_FILES } from "../support/knownSafeForms.js";
+import { programWorks } from "../support/programs.js";
 
 /**
  * Every form the known-safe table accepts, run for real: `/bin/bash -c FORM` in a fresh scratch
@@ -18,15 +19,7 @@ const BASH = "/bin/bash";
 // bash runs these itself.
 const BUILTINS = new Set(["cd", "echo", "false", "pwd", "true"]);
 
-const straceAvailable = (() => {
-  try {
-    execFileSync("strace", ["-V"], { stdio: "ignore" });
-    return true;
-  } catch {
-    process.stderr.write("\n!!! strace is not installed: the known-safe effects test is SKIPPED. !!!\n\n");
-    return false;
-  }
-})();
+const straceAvailable = programWorks(["strace", "-V"], "the known-safe effects test");
 
 const root = mkdtempSync(path.join(tmpdir(), "aas-known-safe-effects-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

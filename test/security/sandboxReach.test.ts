@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { RawWebSocketClient } from "../support/rawWebSocket.js";
 import { ownDirs, runAsModes, type RunAs } from "../support/runAs.js";
+import { programWorks } from "../support/programs.js";
 import { bwrapAvailable } from "../support/sandbox.js";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, mocks, providerArgs, runTurn, servers, startThread, tempDir } from "../support/turnHarness.js";
@@ -80,15 +81,7 @@ function fdLine(output: string): string {
 }
 
 /** Whether python3 is here (the descriptor-passing attack needs SCM_RIGHTS, which Node does not offer). */
-const python3 = (() => {
-  try {
-    execFileSync("python3", ["-c", "import socket; socket.send_fds"], { stdio: "ignore" });
-    return true;
-  } catch {
-    process.stderr.write("\n!!! python3 (3.9 or later) is missing: the descriptor-passing attack is SKIPPED. !!!\n\n");
-    return false;
-  }
-})();
+const python3 = programWorks(["python3", "-c", "import socket; socket.send_fds"], "the descriptor-passing attack (it needs python3 3.9 or later)");
 
 /** A server (as `runAs`) that listens on a socket (`listen`), running commands in workspace-write with network granted, and never asking. */
 function listeningServer(runAs: RunAs, home: string, cwd: string, modelUrl: string, listen: string[]): ServerProcess {
@@ -219,15 +212,7 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
 });
 
 /** A C compiler, to build the preloaded library of the environment attack. */
-const cc = (() => {
-  try {
-    execFileSync("cc", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    process.stderr.write("\n!!! no C compiler (cc): the LD_PRELOAD attack is SKIPPED. !!!\n\n");
-    return false;
-  }
-})();
+const cc = programWorks(["cc", "--version"], "the LD_PRELOAD attack");
 
 /** A library whose constructor records, in `$AAS_MARKER_DIR`, every process that loads it (it can write there only outside the sandbox). */
 const PRELOAD = `#include <stdio.h>
