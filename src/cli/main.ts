@@ -78,7 +78,8 @@ export function runCommandLine(argv: readonly string[], early: EarlyHandshake | 
 
 function exitOnError(error: unknown): void {
   if (error instanceof UsageError) {
-    process.stderr.write(`agent-app-server: ${error.message}\n\n${HELP_TEXT}`);
+    // The message says what to change; the whole help would bury it.
+    process.stderr.write(`agent-app-server: ${error.message}\n(agent-app-server --help lists the commands and options)\n`);
     process.exit(2);
   }
   if (error instanceof ConfigError || error instanceof StartupError) {

@@ -28,6 +28,8 @@ export function describeErrno(error: unknown): string {
       return "the address is not on this machine";
     case "EISDIR":
       return "it is a directory";
+    case "ENOENT":
+      return "there is no such file";
     default:
       return (error as Error).message;
   }

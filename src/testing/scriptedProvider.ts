@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Config } from "../config/schema.js";
 import { startMockModel, type MockModel } from "./mockModelServer.js";
 import { parseMockScript, type MockResponseInput } from "./mockScript.js";
+import { describeErrno, StartupError } from "../runtime/systemErrors.js";
 
 /** The provider id that means "the scripted mock model, in this process". */
 export const SCRIPTED_PROVIDER = "scripted";
@@ -29,16 +30,21 @@ export async function startScriptedProvider(
   if (config.model_provider !== SCRIPTED_PROVIDER && !file && !script.responses) return null;
   let responses = script.responses ?? [];
   if (file) {
+    // One sentence naming the file and the fix: a start-up failure, not a crash.
     const text = await readFile(path.resolve(file), "utf8").catch((error: Error) => {
-      throw new Error(`cannot read the model script ${file}: ${error.message}`);
+      throw new StartupError(`cannot read the model script ${file}: ${describeErrno(error)}; give the path of a JSON script (examples/hello.script.json is one)`);
     });
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new Error(`the model script ${file} is not JSON: ${(error as Error).message}`);
+      throw new StartupError(`the model script ${file} is not JSON: ${(error as Error).message}`);
     }
-    responses = parseMockScript(json);
+    try {
+      responses = parseMockScript(json);
+    } catch (error) {
+      throw new StartupError(`the model script ${file}: ${(error as Error).message}`);
+    }
   }
   // With a progress file the script is a tape: a restarted server goes on where the last one stopped.
   const progress = config.scripted_model_progress ?? null;

@@ -40,6 +40,31 @@ describe("command line", () => {
     const open = ServerProcess.start({ args: ["app-server", "--listen", "ws://0.0.0.0:0"] });
     expect((await open.waitExit()).code).toBe(2);
     expect(open.stderr).toContain("refusing to start a non-loopback WebSocket listener on 0.0.0.0 without auth");
+    // The refusal and where to look, not the whole help under it.
+    expect(open.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^agent-app-server: refusing/), "(agent-app-server --help lists the commands and options)"]);
+  });
+
+  it("refuses a model script it cannot use in one sentence, with no stack and nothing on stdout", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-script-"));
+    writeFileSync(path.join(dir, "broken.json"), "{not json");
+    writeFileSync(path.join(dir, "wrong.json"), JSON.stringify({ model: [{ items: [{ type: "nonsense" }] }] }));
+    try {
+      for (const [file, says] of [
+        [path.join(dir, "missing.json"), "cannot read the model script"],
+        [path.join(dir, "broken.json"), "is not JSON"],
+        [path.join(dir, "wrong.json"), "invalid model script at model[0].items[0].type"],
+      ] as const) {
+        const server = ServerProcess.start({ args: ["app-server", "--script", file], protocol: false });
+        expect((await server.waitExit()).code, file).toBe(1);
+        expect(server.stdoutLines).toEqual([]);
+        const lines = server.stderr.trim().split("\n");
+        expect(lines, file).toHaveLength(1);
+        expect(lines[0]).toMatch(new RegExp(`^agent-app-server: .*${says.replaceAll(/[.[\]]/g, "\\$&")}`));
+        expect(lines[0]).not.toMatch(/\n\s+at |\.js:\d+/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("writes JSON Schema files with generate-json-schema --out", async () => {
