@@ -25,7 +25,7 @@ import {
 
 /** What a request of `method` takes: the generated wire type of its params. */
 type ClientRequestInput<M extends ClientRequestMethod> = ClientRequestParams<M>;
-import { AbortedError, AppServerError, ConnectionClosedError, INTERNAL_ERROR, RequestTimeoutError, TurnTimeoutError } from "./clientErrors.js";
+import { AbortedError, AppServerError, ConnectionClosedError, INTERNAL_ERROR, RequestTimeoutError, TurnTimeoutError, type TurnFailedError } from "./clientErrors.js";
 import type { AppServerClientOptions, ClientInfo, CommandApprovalHandler, ConnectOptions, FileChangeApprovalHandler, RequestOptions, ServerEvent, ServerRequestHandler, SpawnOptions, StreamServer, ToolCallHandler, TurnOptions, UntypedRequestHandler, UserInputHandler } from "./clientTypes.js";
 import { collectText, EventSubscription, TurnEvents, type TurnQueue } from "./turnEvents.js";
 import { turnRun, type TurnHost } from "./turnRun.js";
@@ -403,7 +403,11 @@ export class AppServerClient {
     return new TurnEvents(threadId, (run) => turnRun(host, run, params, options), (thread, turn) => this.interruptTurn(thread, turn));
   }
 
-  /** The agent's text of a turn's events: every `agentMessage` item, in order, joined by blank lines. */
+  /**
+   * The agent's text of a turn's events: every `agentMessage` item, in order, joined by blank
+   * lines. A turn that ends `failed` or `interrupted` rejects with a {@link TurnFailedError}
+   * (`.turn`, `.error`) instead: its partial text is no answer.
+   */
   static collectText(events: AsyncIterable<ServerEvent>): Promise<string> {
     return collectText(events);
   }

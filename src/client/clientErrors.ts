@@ -58,6 +58,23 @@ export class TurnTimeoutError extends RequestTimeoutError {
 }
 
 /**
+ * A turn whose text was asked for ended `failed` or `interrupted`: `turn` is the turn as it ended,
+ * and `error` its error (what the server said went wrong: the model provider unreachable, a key
+ * refused…), null for an interrupted turn. The message carries both.
+ */
+export class TurnFailedError extends ClientError {
+  constructor(readonly turn: Turn) {
+    const why = turn.error?.message ? `: ${turn.error.message}` : "";
+    super(`turn ${turn.id} ${turn.status === "interrupted" ? "was interrupted" : "failed"}${why}`);
+  }
+
+  /** The turn's error, as the server sent it in `turn/completed` (null when it was interrupted without one). */
+  get error(): Turn["error"] {
+    return this.turn.error;
+  }
+}
+
+/**
  * The caller's `AbortSignal` fired: the wait stopped (a request's answer is then ignored; a turn
  * is interrupted first, and `turn` is the turn as it ended, or null). `reason` is the signal's.
  */

@@ -7,6 +7,7 @@ export {
   EventSubscription,
   RequestTimeoutError,
   TurnEvents,
+  TurnFailedError,
   TurnTimeoutError,
   type AppServerClientOptions,
   type ClientInfo,

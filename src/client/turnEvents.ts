@@ -4,6 +4,7 @@ import {
   AbortedError,
   ClientError,
   RequestTimeoutError,
+  TurnFailedError,
 } from "./clientErrors.js";
 import type {
   RequestOptions,
@@ -137,7 +138,10 @@ export class TurnEvents implements AsyncIterableIterator<ServerEvent> {
     await this.interruptTurn(this.threadId, this.turnId);
   }
 
-  /** Runs the turn to its end and returns its agent text (see {@link AppServerClient.collectText}). */
+  /**
+   * Runs the turn to its end and returns its agent text (see {@link AppServerClient.collectText});
+   * rejects with a {@link TurnFailedError} carrying the turn and its error when it ended `failed` or `interrupted`.
+   */
   text(): Promise<string> {
     return collectText(this);
   }
@@ -258,6 +262,8 @@ export async function collectText(events: AsyncIterable<ServerEvent>): Promise<s
   const texts: string[] = [];
   for await (const event of events) {
     if (event.method === "item/completed" && event.params.item.type === "agentMessage") texts.push(event.params.item.text);
+    // A turn that did not complete has no answer to give, whatever it streamed first.
+    if (event.method === "turn/completed" && event.params.turn.status !== "completed") throw new TurnFailedError(event.params.turn);
   }
   return texts.join("\n\n");
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppServerClient, AppServerError, streamTransport } from "../../src/client/index.js";
+import { AppServerClient, AppServerError, streamTransport, TurnFailedError } from "../../src/client/index.js";
 import { createAppServer } from "../../src/index.js";
 import { startMockModel, type MockModel } from "../../src/testing/index.js";
 import { memoryLogger } from "../support/memoryClient.js";
@@ -110,6 +110,27 @@ describe("AppServerClient in-process", () => {
     expect(await AppServerClient.collectText(client.runTurn(thread.id, "Hi"))).toBe("in process");
     const unknown = await client.request("thread/read", { threadId: "nope" }).catch((error: AppServerError) => error);
     expect(unknown).toMatchObject({ code: -32600 });
+  });
+
+  it("rejects text() of a turn that failed with the turn and its error, not an empty answer", async () => {
+    // The provider is down (as in the README's in-process example): the turn fails.
+    const mock = await mockWith([{ httpStatus: 500, errorBody: { error: { message: "the provider is down" } } }]);
+    const server = await createAppServer({
+      home: tempDir(),
+      logger: memoryLogger().logger,
+      config: { model_provider: "mock", model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } } },
+    });
+    cleanups.push(() => server.shutdown());
+    const client = await AppServerClient.inProcess(server);
+    cleanups.push(() => client.close());
+    const { thread } = await client.startThread({});
+    const turn = client.runTurn(thread.id, "Hi");
+    const failure = await turn.text().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TurnFailedError);
+    expect((failure as TurnFailedError).turn).toMatchObject({ status: "failed" });
+    expect((failure as TurnFailedError).error?.message).toContain("the provider is down");
+    expect((failure as TurnFailedError).message).toMatch(/^turn .+ failed: .*the provider is down/);
+    expect(turn.turn).toMatchObject({ status: "failed" });
   });
 });
 

@@ -15,6 +15,7 @@ from .errors import (
     MissingDependencyError,
     ProtocolError,
     RequestTimeoutError,
+    TurnFailedError,
 )
 from .events import EventSubscription, TurnEvents, collect_text
 from .models import (
@@ -52,6 +53,7 @@ __all__ = [
     "MissingDependencyError",
     "ProtocolError",
     "RequestTimeoutError",
+    "TurnFailedError",
     "EventSubscription",
     "TurnEvents",
     "collect_text",

@@ -11,6 +11,7 @@ __all__ = [
     "ProtocolError",
     "RequestTimeoutError",
     "MissingDependencyError",
+    "TurnFailedError",
 ]
 
 #: JSON-RPC error code this client uses for "the connection is gone" (as the TypeScript client does).
@@ -59,3 +60,15 @@ class RequestTimeoutError(ClientError, TimeoutError):
 
 class MissingDependencyError(ClientError, ImportError):
     """An optional dependency (the ``websockets`` package for ``ws://``) is not installed."""
+
+
+class TurnFailedError(ClientError):
+    """A turn whose text was asked for ended ``failed`` or ``interrupted``: ``turn`` is the turn
+    as it ended (a ``Turn``), ``error`` its error (``TurnError``, None when interrupted without one)."""
+
+    def __init__(self, turn: Any) -> None:
+        why = f": {turn.error.message}" if turn.error is not None and turn.error.message else ""
+        verb = "was interrupted" if turn.status == "interrupted" else "failed"
+        super().__init__(f"turn {turn.id} {verb}{why}")
+        self.turn = turn
+        self.error = turn.error

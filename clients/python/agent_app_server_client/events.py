@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import Any, AsyncIterator, Callable, Dict, Optional, Protocol
 
-from .errors import ClientError, RequestTimeoutError
+from .errors import ClientError, RequestTimeoutError, TurnFailedError
 from .models import Notification, Turn
 
 
@@ -199,11 +199,15 @@ class TurnEvents:
 
 async def collect_text(events: "AsyncIterator[Notification] | TurnEvents | Any") -> str:
     """The agent's text of a turn's events: every completed ``agentMessage`` item, in order,
-    joined by blank lines (as the TypeScript client's ``collectText``)."""
+    joined by blank lines (as the TypeScript client's ``collectText``). A turn that ends ``failed``
+    or ``interrupted`` raises ``TurnFailedError`` (``.turn``, ``.error``): its partial text is no answer."""
     texts = []
     async for event in events:
         if event.method == "item/completed" and isinstance(event.params.get("item"), dict):
             item = event.params["item"]
             if item.get("type") == "agentMessage":
                 texts.append(str(item.get("text", "")))
+        turn = event.params.get("turn") if event.method == "turn/completed" else None
+        if isinstance(turn, dict) and turn.get("status") not in (None, "completed"):
+            raise TurnFailedError(Turn.from_wire(turn))
     return "\n\n".join(texts)

@@ -36,6 +36,7 @@ from agent_app_server_client import (  # noqa: E402
     ProtocolError,
     RequestTimeoutError,
     ThreadItem,
+    TurnFailedError,
     parse_item,
     to_wire_params,
 )
@@ -453,6 +454,18 @@ class OfflineTest(unittest.IsolatedAsyncioTestCase):
         command = parse_item({"type": "commandExecution", "id": "c", "command": "ls", "cwd": "/", "status": "completed", "exitCode": 0, "commandActions": []})
         self.assertIsInstance(command, CommandExecutionItem)
         self.assertEqual(command.exit_code, 0)
+
+    async def test_collect_text_of_a_failed_turn_raises_with_its_error(self) -> None:
+        partial = Notification("item/completed", {"item": {"type": "agentMessage", "id": "m", "text": "Let me"}})
+        failed = Notification("turn/completed", {"turn": {"id": "t1", "status": "failed", "items": [], "error": {"message": "the provider is down"}}})
+        with self.assertRaises(TurnFailedError) as raised:
+            await AppServerClient.collect_text(iter_events([partial, failed]))
+        self.assertEqual(str(raised.exception), "turn t1 failed: the provider is down")
+        self.assertEqual((raised.exception.turn.status, raised.exception.error.message), ("failed", "the provider is down"))
+        interrupted = Notification("turn/completed", {"turn": {"id": "t2", "status": "interrupted", "items": []}})
+        with self.assertRaises(TurnFailedError) as raised:
+            await AppServerClient.collect_text(iter_events([interrupted]))
+        self.assertEqual(str(raised.exception), "turn t2 was interrupted")
 
     def test_snake_case_params_become_camel_case(self) -> None:
         self.assertEqual(
