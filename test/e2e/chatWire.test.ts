@@ -136,6 +136,21 @@ describe("the chat wire against real servers' habits", () => {
     expect(server.messages.some((m) => m.method === "error" && m.params.willRetry)).toBe(false);
   });
 
+  it("fails at once, saying why, for a base_url on a port fetch refuses (6000), instead of retrying and blaming the server", async () => {
+    const url = "http://127.0.0.1:6000/v1";
+    // Default retries: a failure that retries would take half a minute.
+    const server = await serverWithProvider("local", `name="Local",base_url="${url}",wire_api="responses"`);
+    const threadId = await startThread(server);
+    const started = Date.now();
+    const { completed } = await runTurn(server, threadId, "Hi");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(completed.params.turn.status).toBe("failed");
+    expect(completed.params.turn.error.message).toBe(
+      `model provider \`local\` is at ${url}, on port 6000, which Node's fetch refuses to connect to (a "bad port" of the fetch standard); serve it on another port and change model_providers.local.base_url`,
+    );
+    expect(server.messages.some((m) => m.method === "error" && m.params.willRetry)).toBe(false);
+  });
+
   it("says the same on the Responses wire, asking about the server at the URL", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const server = await serverWithProvider("local", `name="Local",base_url="${url}",wire_api="responses"`);

@@ -22,6 +22,15 @@ const REASONS: Readonly<Record<string, string>> = {
  */
 export function connectionError(error: unknown, provider: ProviderSettings): ModelError {
   const url = displayableUrl(provider.baseUrl) ?? "its base_url";
+  // fetch refuses a few ports outright (the fetch standard's "bad ports": 6000, 6665–6669…): no retry can help.
+  if (innermostMessage(error) === "bad port") {
+    const port = portOf(provider.baseUrl);
+    return new ModelError(
+      `model provider \`${provider.id}\` is at ${url}, on port ${port}, which Node's fetch refuses to connect to (a "bad port" of the fetch standard); serve it on another port and change model_providers.${provider.id}.base_url`,
+      "fatal",
+      { httpConnectionFailed: { httpStatusCode: null } },
+    );
+  }
   const failure = systemFailure(error);
   const code = failure?.code ?? null;
   const reason = code ? `${REASONS[code] ?? "connection failed"} (${code})` : innermostMessage(error);
@@ -52,6 +61,16 @@ function refusedHere(failure: SystemFailure, baseUrl: string): boolean {
     return false;
   }
   return host === "localhost" || isLoopbackAddress(host.replace(/^\[(.*)\]$/, "$1"));
+}
+
+/** The port a base URL names (or its scheme's default). */
+function portOf(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return url.port || (url.protocol === "https:" ? "443" : "80");
+  } catch {
+    return "(unknown)";
+  }
 }
 
 /** A socket or DNS failure: its system error code and the address it tried, when known. */
