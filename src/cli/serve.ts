@@ -80,6 +80,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Taken before the config is read: a config.toml changed meanwhile no longer matches the stamp.
   const configBeforeLoad = fileIdentity(stampedConfigFile(home));
   const loaded = await loadConfig(home, options.overrides, { strict: options.strictConfig });
+  // Said on stderr at once too: a typo in config.toml should not wait for a client to show it.
+  for (const warning of loaded.warnings) options.logger.warn({ path: warning.path, details: warning.details }, warning.summary);
   // The scripted model (an HTTP mock) loads only when asked for.
   const wantsScript = options.script !== null || loaded.config.model_provider === "scripted" || loaded.config.scripted_model_script !== undefined;
   const scripted = wantsScript

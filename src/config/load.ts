@@ -5,6 +5,7 @@ import { parse, TomlError } from "../vendor/smolToml.js";
 import type { z } from "zod";
 import { CODEX_CONFIG_KEYS } from "./codexKeys.js";
 import { locateKey } from "./keyLocator.js";
+import { nearestKey } from "./nearestKey.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import type { ConfigLayerValues } from "./layers.js";
@@ -69,14 +70,28 @@ export function layerConfig(
   };
 }
 
-/** Codex configs carry many keys we do not read; say which, once, so a typo does not go unnoticed. */
+/**
+ * Codex configs carry many keys we do not read; say which, once, so a typo does not go unnoticed.
+ * A key neither Codex nor this server knows is most likely a typo: it comes first, with the
+ * nearest known key ("did you mean approval_policy?").
+ */
 function unusedKeyWarnings(file: string, raw: Record<string, unknown>): ConfigWarningNotification[] {
   const unused = Object.keys(raw).filter((key) => !Object.hasOwn(Config.shape, key));
   if (unused.length === 0) return [];
+  const known = [...Object.keys(Config.shape), ...CODEX_CONFIG_KEYS];
+  const unknown = unused.filter((key) => !CODEX_CONFIG_KEYS.has(key));
+  const named = (key: string) => {
+    const near = unknown.includes(key) ? nearestKey(key, known) : null;
+    return near ? `${key} (did you mean ${near}?)` : key;
+  };
+  const ordered = [...unknown, ...unused.filter((key) => CODEX_CONFIG_KEYS.has(key))];
   return [
     {
-      summary: `${unused.length} config key(s) have no effect in agent-app-server`,
-      details: `Ignored keys: ${unused.join(", ")}`,
+      summary:
+        unknown.length > 0
+          ? `config.toml has ${unknown.length === 1 ? "a key" : "keys"} no Codex or agent-app-server version knows: ${unknown.map(named).join(", ")}`
+          : `${unused.length} config key(s) have no effect in agent-app-server`,
+      details: `Ignored keys: ${ordered.map(named).join(", ")}`,
       path: file,
     },
   ];
@@ -134,10 +149,17 @@ function parseToml(file: string, text: string): Record<string, unknown> {
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
-      throw new ConfigError(`Invalid config file ${file}, line ${error.line}, column ${error.column}: ${reason}`);
+      throw new ConfigError(`Invalid config file ${file}, line ${error.line}, column ${error.column}: ${reason}${quoteHint(text, error.line)}`);
     }
     throw error;
   }
+}
+
+/** For `key = bare-word` (an unquoted string, the usual slip), how to write it. */
+function quoteHint(text: string, line: number): string {
+  const match = /^\s*([A-Za-z0-9_.-]+)\s*=\s*([A-Za-z][^"'\[{#]*?)\s*(?:#.*)?$/.exec(text.split(/\r?\n/)[line - 1] ?? "");
+  if (!match || /^(true|false|inf|nan)$/.test(match[2]!)) return "";
+  return ` (a string needs quotes: ${match[1]} = "${match[2]}")`;
 }
 
 function describeIssue(

@@ -82,4 +82,22 @@ describe("config", () => {
     await quiet.request("initialize", { clientInfo: { name: "x", version: "1" } }, "after");
     expect(quiet.messages.map((m) => m.method ?? m.id)).toEqual([1000, "after"]);
   });
+
+  it("names a key no version knows as a likely typo, with the nearest known key, on stderr at start-up and to clients", async () => {
+    const home = homeWithConfig('approval_polcy = "never"\nnotify = ["say", "done"]\n');
+    const server = ServerProcess.start({ home });
+    await server.initialize();
+    const warning = await server.waitFor((m) => m.method === "configWarning");
+    expect(warning.params).toMatchObject({
+      summary: "config.toml has a key no Codex or agent-app-server version knows: approval_polcy (did you mean approval_policy?)",
+      details: "Ignored keys: approval_polcy (did you mean approval_policy?), notify",
+    });
+    expect(server.stderr).toContain("did you mean approval_policy?");
+  });
+
+  it("says how to quote a string written bare", async () => {
+    const server = ServerProcess.start({ home: homeWithConfig("model = gpt-5.5\n"), protocol: false });
+    expect((await server.waitExit()).code).toBe(1);
+    expect(server.stderr.trim()).toMatch(/line 1, column \d+: invalid value \(a string needs quotes: model = "gpt-5\.5"\)$/);
+  });
 });
