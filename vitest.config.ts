@@ -5,7 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/support/setup.ts"],
     // The Codex reference schema, found or generated once before any test: conformance never switches off.
-    globalSetup: ["test/support/referenceSchemaSetup.ts"],
+    // skipSummary.ts: one line at the end for tests skipped because a system program is missing.
+    globalSetup: ["test/support/referenceSchemaSetup.ts", "test/support/skipSummary.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // One test file per core: each end-to-end test runs servers, model mocks, shells and MCP servers

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { displayCommand } from "../../src/agent/exec/shellWords.js";
 import { isKnownSafeCommand } from "../../src/agent/safety/knownSafe.js";
 import { KNOWN_SAFE_TABLE, SCRATCH_FILES } from "../support/knownSafeForms.js";
-import { programWorks } from "../support/programs.js";
+import { missingProgram, programWorks } from "../support/programs.js";
 
 /**
  * Every form the known-safe table accepts, run for real: `/bin/bash -c FORM` in a fresh scratch
@@ -19,7 +19,7 @@ const BASH = "/bin/bash";
 // bash runs these itself.
 const BUILTINS = new Set(["cd", "echo", "false", "pwd", "true"]);
 
-const straceAvailable = programWorks(["strace", "-V"], "the known-safe effects test");
+const straceAvailable = programWorks(["strace", "-V"], "the known-safe effects test", "sudo apt-get install strace");
 
 const root = mkdtempSync(path.join(tmpdir(), "aas-known-safe-effects-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -82,8 +82,8 @@ function traced(argv: readonly string[], directory: string, log: string): Promis
 const forms = Object.values(KNOWN_SAFE_TABLE).flatMap((entry) => entry.safe);
 const runnable = forms.filter((argv) => BUILTINS.has(argv[0]!) || onPath(argv[0]!) !== null);
 const missing = forms.filter((argv) => !runnable.includes(argv));
-if (missing.length > 0) {
-  process.stderr.write(`\n!!! not installed, so not run by the known-safe effects test: ${[...new Set(missing.map((argv) => argv[0]))].join(", ")} !!!\n\n`);
+for (const program of new Set(missing.map((argv) => argv[0]!))) {
+  missingProgram(program, "its forms in the known-safe effects test", program === "rg" ? "sudo apt-get install ripgrep" : `install ${program}`);
 }
 
 describe.skipIf(!straceAvailable)("known-safe forms, run for real", () => {

@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { procStatusKb } from "../../bench/lib.mjs";
 import { ServerProcess } from "../support/serverProcess.js";
 import { launch, startThread, tempDir } from "../support/turnHarness.js";
+import { programWorks } from "../support/programs.js";
 
 /** A seeded pseudo-random source, so a failing fault run can be replayed. */
 function random(seed: number): () => number {
@@ -76,8 +77,7 @@ function childrenOf(pid: number): string[] {
   return table.split("\n").filter((line) => line.trim().split(/\s+/)[1] === String(pid));
 }
 
-const straceAvailable = spawnSync("strace", ["-V"]).status === 0;
-if (!straceAvailable) console.warn("strace is not installed: the fsync-ordering fault test is SKIPPED");
+const straceAvailable = programWorks(["strace", "-V"], "the fsync-ordering fault test", "sudo apt-get install strace");
 
 describe("fault suite", () => {
   it("survives 10,000 random and malformed lines, answering every well-formed request in between", async () => {

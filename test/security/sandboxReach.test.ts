@@ -81,7 +81,7 @@ function fdLine(output: string): string {
 }
 
 /** Whether python3 is here (the descriptor-passing attack needs SCM_RIGHTS, which Node does not offer). */
-const python3 = programWorks(["python3", "-c", "import socket; socket.send_fds"], "the descriptor-passing attack (it needs python3 3.9 or later)");
+const python3 = programWorks(["python3", "-c", "import socket; socket.send_fds"], "the descriptor-passing attack", "sudo apt-get install python3; 3.9 or later");
 
 /** A server (as `runAs`) that listens on a socket (`listen`), running commands in workspace-write with network granted, and never asking. */
 function listeningServer(runAs: RunAs, home: string, cwd: string, modelUrl: string, listen: string[]): ServerProcess {
@@ -212,7 +212,7 @@ describe.skipIf(!bwrapAvailable).each(runAsModes)("a sandboxed command reaches n
 });
 
 /** A C compiler, to build the preloaded library of the environment attack. */
-const cc = programWorks(["cc", "--version"], "the LD_PRELOAD attack");
+const cc = programWorks(["cc", "--version"], "the LD_PRELOAD attack", "sudo apt-get install gcc");
 
 /** A library whose constructor records, in `$AAS_MARKER_DIR`, every process that loads it (it can write there only outside the sandbox). */
 const PRELOAD = `#include <stdio.h>

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { chownSync } from "node:fs";
+import { programWorks } from "./programs.js";
 import { CLI_PATH } from "./serverProcess.js";
 
 /** The unprivileged uid and gid (nobody) a root test run also runs the server as. */
@@ -34,8 +35,9 @@ export const runAsModes: RunAs[] = (() => {
   if (self !== 0) return modes;
   const id = String(UNPRIVILEGED_ID);
   const wrapper = ["setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups", "--"];
+  if (!programWorks(["setpriv", "--version"], "running the sandbox tests unprivileged", "sudo apt-get install util-linux")) return modes;
   if (canStart(wrapper)) modes.push({ name: `as uid ${id}`, wrapper, uid: UNPRIVILEGED_ID });
-  else process.stderr.write(`\n!!! setpriv (util-linux) is missing or uid ${id} cannot read ${CLI_PATH}: sandbox tests do NOT run the server unprivileged. !!!\n\n`);
+  else process.stderr.write(`\n!!! uid ${id} cannot read ${CLI_PATH}: sandbox tests do NOT run the server unprivileged. !!!\n\n`);
   return modes;
 })();
 
