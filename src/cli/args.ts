@@ -224,11 +224,14 @@ class ServeFlags {
     if (this.printStartupConfig) return { kind: "print-startup-config", overrides: this.overrides, strictConfig: this.strictConfig };
     const ws = { ...this.ws };
     if ((ws.tokenFile || ws.tokenSha256) && ws.auth === "none") ws.auth = "capability-token";
+    // `--script` means "turns go to this script", over whatever provider config.toml names; an
+    // explicit `-c model_provider=…` (applied after it) still wins.
+    const overrides = this.script === null ? this.overrides : [{ path: ["model_provider"], value: "scripted", source: "--script" }, ...this.overrides];
     return {
       kind: "serve",
       listen: this.listen,
       ws,
-      overrides: this.overrides,
+      overrides,
       maxLineBytes: this.maxLineBytes,
       includeJsonrpc: this.includeJsonrpc,
       deterministic: this.deterministic,

@@ -67,6 +67,33 @@ describe("command line", () => {
     }
   });
 
+  it("serves turns from --script even when config.toml names another provider; an explicit -c model_provider still wins", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-script-"));
+    const script = path.join(dir, "script.json");
+    writeFileSync(script, JSON.stringify({ model: [{ items: [{ type: "message", text: "From the script." }] }] }));
+    const turnOf = async (extra: string[]) => {
+      const home = mkdtempSync(path.join(dir, "home-"));
+      writeFileSync(path.join(home, "config.toml"), 'model_provider = "ollama"\n');
+      const server = ServerProcess.start({ home, args: ["app-server", "--script", script, ...extra], env: { OPENAI_API_KEY: "" } });
+      try {
+        await server.initialize();
+        const started = await server.request("thread/start", { cwd: dir });
+        const turn = await server.request("turn/start", { threadId: started.result.thread.id, input: [{ type: "text", text: "Hi" }] });
+        const done = await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turn.result.turn.id, "turn/completed");
+        return { provider: started.result.thread.modelProvider, status: done.params.turn.status, texts: server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "agentMessage").map((m) => m.params.item.text) };
+      } finally {
+        await server.stop();
+      }
+    };
+    try {
+      expect(await turnOf([])).toEqual({ provider: "scripted", status: "completed", texts: ["From the script."] });
+      // The flag names a provider that has no server: the turn fails, the script is not used.
+      expect(await turnOf(["-c", 'model_provider="ollama"', "-c", 'model_providers.ollama.base_url="http://127.0.0.1:9/v1"'])).toMatchObject({ provider: "ollama", status: "failed", texts: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("writes JSON Schema files with generate-json-schema --out", async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), "aas-schema-"));
     try {
