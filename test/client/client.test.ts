@@ -113,7 +113,7 @@ describe("AppServerClient in-process", () => {
   });
 
   it("rejects text() of a turn that failed with the turn and its error, not an empty answer", async () => {
-    // The provider is down (as in the README's in-process example): the turn fails.
+    // The provider is down (as in docs/embedding.md's in-process example): the turn fails.
     const mock = await mockWith([{ httpStatus: 500, errorBody: { error: { message: "the provider is down" } } }]);
     const server = await createAppServer({
       home: tempDir(),

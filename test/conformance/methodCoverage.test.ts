@@ -12,9 +12,9 @@ function referenceMethods(): string[] {
   return schema.oneOf.map((branch) => branch.properties.method.enum[0]!);
 }
 
-/** The rows of README's "Codex method coverage" table: method → status. */
-function readmeRows(): Map<string, string> {
-  const readme = readFileSync(path.resolve("README.md"), "utf8");
+/** The rows of the "Codex method coverage" table of docs/protocol-coverage.md: method → status. */
+function coverageRows(): Map<string, string> {
+  const readme = readFileSync(path.resolve("docs/protocol-coverage.md"), "utf8");
   const section = readme.split("## Codex method coverage")[1]!.split("\n## ")[0]!;
   const rows = new Map<string, string>();
   for (const match of section.matchAll(/^\| `([^`]+)` \| (.+) \|$/gm)) rows.set(match[1]!, match[2]!);
@@ -29,9 +29,9 @@ function statusInCode(method: string): string {
 }
 
 describe.runIf(referenceAvailable)("Codex method coverage", () => {
-  it("has a README row for every Codex method, matching the code: served, out of scope with its reason, or not yet", () => {
+  it("has a row in docs/protocol-coverage.md for every Codex method, matching the code: served, out of scope with its reason, or not yet", () => {
     const methods = referenceMethods();
-    const rows = readmeRows();
+    const rows = coverageRows();
     expect([...rows.keys()].sort()).toEqual([...methods].sort());
     for (const method of methods) expect(rows.get(method), method).toBe(statusInCode(method));
     for (const method of OUT_OF_SCOPE_METHODS.keys()) {

@@ -113,7 +113,7 @@ export function checkServerMessage(message: any, requestMethod: (id: unknown) =>
   }
   if ("error" in message) {
     // `id: null` answers lines Codex drops silently (malformed JSON and the like): a deliberate
-    // difference listed in the README; the rest of the message must still conform.
+    // difference listed in docs/protocol-coverage.md; the rest of the message must still conform.
     return checkAgainst("JSONRPCError.json", message.id === null ? { ...message, id: 0 } : message);
   }
   if ("result" in message) {

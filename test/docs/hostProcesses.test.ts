@@ -3,8 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * Every process the server starts outside a sandbox is listed in the README's table ("The trust
- * boundary", guarantee 5), with why the model cannot choose what it runs. A file of src/ that
+ * Every process the server starts outside a sandbox is listed in the table of docs/tools-and-sandbox.md
+ * ("The trust boundary", guarantee 5), with why the model cannot choose what it runs. A file of src/ that
  * starts a process (execa, child_process, node-pty, the MCP SDK's stdio transport, or a direct,
  * unsandboxed launcher) and is not in the table fails this test: a new one needs its entry.
  */
@@ -35,21 +35,28 @@ function starters(): string[] {
     .sort();
 }
 
-/** The files the README's table of processes outside the sandbox names. */
+/** Where the table is: the trust boundary's section of the reference on tools and the sandbox. */
+const DOC = "docs/tools-and-sandbox.md";
+
+/** The files the table of processes outside the sandbox names. */
 function listed(): string[] {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### The trust boundary"));
-  const table = section.slice(section.indexOf("| what runs outside a sandbox |"));
+  const doc = readFileSync(path.join(ROOT, DOC), "utf8");
+  const heading = doc.search(/^#+ The trust boundary/m);
+  expect(heading, `${DOC} has a heading "The trust boundary"`).toBeGreaterThanOrEqual(0);
+  const section = doc.slice(heading);
+  const header = section.indexOf("| what runs outside a sandbox |");
+  expect(header, `${DOC}'s trust boundary section has the table of processes`).toBeGreaterThanOrEqual(0);
+  const table = section.slice(header);
   const rows = table.split("\n").filter((line) => line.trim().startsWith("|"));
   const files = rows.flatMap((row) => [...row.matchAll(/`(src\/[^`]+\.ts)`/g)].map((match) => match[1]!));
   return [...new Set(files)].sort();
 }
 
 describe("processes started outside the sandbox", () => {
-  it("are each in the README's table, which names no file that starts none", () => {
+  it("are each in the table of docs/tools-and-sandbox.md, which names no file that starts none", () => {
     const found = starters();
     expect(found.length).toBeGreaterThan(5);
-    expect(found.filter((file) => !listed().includes(file)), "start a process but are not in the README's table").toEqual([]);
+    expect(found.filter((file) => !listed().includes(file)), "start a process but are not in the table").toEqual([]);
     // The table may also name where a launch is built without a spawn of its own.
     const builders = ["src/agent/boundary/sandboxLauncher.ts"];
     expect(listed().filter((file) => !found.includes(file) && !builders.includes(file)), "are in the table but start no process").toEqual([]);

@@ -4,24 +4,25 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { bwrapAvailable } from "../support/sandbox.js";
 
 /**
- * README.md must stay true for a newcomer:
- * - every code block marked `<!-- output of: COMMAND -->` is what COMMAND prints now: the test runs
- *   it (the demo, and the protocol quick-start: the lines of the block marked
- *   `<!-- input of: COMMAND -->` pasted one at a time into the server) and compares;
- * - the command line's output quoted in the text (`--print-startup-config`) is the real one;
+ * README.md and the reference in docs/ must stay true for a newcomer:
+ * - every code block marked `<!-- output of: COMMAND -->`, in the README or any docs/*.md, is what
+ *   COMMAND prints now: the test runs it (the demo, and the turn by hand: the lines of the block
+ *   marked `<!-- input of: COMMAND -->` before it pasted one at a time into the server, a turn shown
+ *   to its `turn/completed`) and compares;
+ * - the command line's output quoted in their text (`--print-startup-config`) is the real one;
  * - every relative link in the repository's markdown files names a file or folder of the
  *   repository, and every `#anchor` a heading of its file, so links work in a clone.
  *
- * `UPDATE_README=1 npx vitest run test/docs/readme.test.ts` rewrites the marked blocks with the
- * current output (review the diff like code). The machine-specific parts of the quick-start (the
- * home, the platform in the user agent) are shown as `/home/me/.agent-app-server` and whatever
- * platform the README names.
+ * `UPDATE_README=1 npx vitest run test/docs/readme.test.ts` rewrites the marked blocks of every
+ * file with the current output (review the diff like code). The machine-specific parts of the
+ * exchange (the home, the platform in the user agent, process ids) are shown as `/home/me/.agent-app-server`
+ * and whatever platform the block names.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const README = path.join(ROOT, "README.md");
 const CLI = path.join(ROOT, "dist", "cli.js");
 const UPDATE = process.env.UPDATE_README === "1";
 /** The home the quick-start's output shows (the default home of a user `me`). */
@@ -93,7 +94,7 @@ type Message = Record<string, any>;
  * returns the exchange as `→ ` / `← ` lines.
  */
 async function converse(args: string[], input: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const received: Array<{ text: string; msg: Message }> = [];
@@ -133,6 +134,11 @@ async function converse(args: string[], input: string[], env: NodeJS.ProcessEnv)
       child.stdin.write(`${line}\n`);
       const sent = JSON.parse(line) as Message;
       if (sent.id !== undefined) await until((msg) => msg.id === sent.id && !("method" in msg), `the answer to ${line}`);
+      // A turn is shown whole: everything up to its turn/completed.
+      if (sent.method === "turn/start") {
+        const turnId = received.find(({ msg }) => msg.id === sent.id)?.msg.result?.turn?.id;
+        await until((msg) => msg.method === "turn/completed" && msg.params?.turn?.id === turnId, `the end of turn ${turnId}`);
+      }
       // Past the first request: a barrier, so notifications that follow an answer are shown with it.
       if (sent.method !== "initialize") {
         const id = `readme-barrier-${barriers++}`;
@@ -148,8 +154,14 @@ async function converse(args: string[], input: string[], env: NodeJS.ProcessEnv)
   return exchange;
 }
 
-/** The quick-start's exchange with this machine's home and platform replaced by the ones the README shows. */
+/**
+ * The quick-start's exchange with this machine's home, platform and command process ids replaced
+ * by the ones its block shows.
+ */
 function asShown(exchange: string[], home: string, shown: string[]): string[] {
+  const shownPids = shown.flatMap((line) => [...line.matchAll(/"processId":"(\d+)"/g)].map((match) => match[1]!));
+  let pid = 0;
+  exchange = exchange.map((line) => line.replace(/"processId":"\d+"/g, (found) => (pid < shownPids.length ? `"processId":"${shownPids[pid++]}"` : found)));
   const shownInit = shown
     .filter((line) => line.startsWith("← "))
     .map((line) => JSON.parse(line.slice(2)) as Message)
@@ -184,33 +196,52 @@ async function currentOutput(block: MarkedBlock, blocks: readonly MarkedBlock[])
   return asShown(await converse(args, lines, cleanEnv(home)), home, block.body);
 }
 
-describe("README.md", () => {
-  const text = readFileSync(README, "utf8");
+/** The files whose examples are checked, relative to the checkout: the README, then docs/ by name. */
+function documents(): string[] {
+  const docs = readdirSync(path.join(ROOT, "docs")).filter((name) => name.endsWith(".md")).sort();
+  return ["README.md", ...docs.map((name) => `docs/${name}`)];
+}
+
+describe.each(documents())("%s", (name) => {
+  const file = path.join(ROOT, name);
+  const text = readFileSync(file, "utf8");
   const blocks = markedBlocks(text);
   const outputs = blocks.filter((block) => block.kind === "output");
 
-  it("marks the demo's output and the quick-start's exchange", () => {
-    expect(outputs.map((block) => block.command)).toEqual(["node dist/cli.js demo", "node dist/cli.js --deterministic"]);
-  });
+  if (name === "README.md") {
+    it("marks the demo's output and the quick-start's exchange", () => {
+      expect(outputs.map((block) => block.command)).toEqual(["node dist/cli.js demo", "node dist/cli.js --deterministic --script examples/hello.script.json"]);
+    });
+  }
 
   it("shows the real output of every marked command", async () => {
     const current = new Map<MarkedBlock, string[]>();
-    for (const block of outputs) current.set(block, await currentOutput(block, blocks));
+    for (const block of outputs) {
+      // A turn's command runs in the sandbox: without bubblewrap it fails closed, and the block cannot match.
+      if (!bwrapAvailable && blocks.some((input) => input.kind === "input" && input.command === block.command && input.body.some((line) => line.includes('"turn/start"')))) continue;
+      current.set(block, await currentOutput(block, blocks));
+    }
     if (UPDATE) {
       const lines = text.split("\n");
-      for (const block of [...outputs].reverse()) lines.splice(block.open + 1, block.close - block.open - 1, ...current.get(block)!);
-      writeFileSync(README, lines.join("\n"));
+      for (const block of [...outputs].reverse()) if (current.has(block)) lines.splice(block.open + 1, block.close - block.open - 1, ...current.get(block)!);
+      if (outputs.length > 0) writeFileSync(file, lines.join("\n"));
       return;
     }
-    for (const block of outputs) {
-      expect(current.get(block), `README.md line ${block.open + 1}: the output of \`${block.command}\` (UPDATE_README=1 rewrites it)`).toEqual(block.body);
+    for (const block of outputs.filter((output) => current.has(output))) {
+      expect(current.get(block), `${name} line ${block.open + 1}: the output of \`${block.command}\` (UPDATE_README=1 rewrites it)`).toEqual(block.body);
     }
   }, 60_000);
+});
 
-  it("quotes --print-startup-config's real output", async () => {
+describe("--print-startup-config", () => {
+  it("is quoted as it prints, wherever the README or docs/ quote it", async () => {
     const run = await runCli(["app-server", "--print-startup-config"], cleanEnv(tempDir("aas-readme-")));
     expect(run.code).toBe(0);
-    expect(text).toContain(`\`${run.stdout.trim()}\``);
+    const quotes = documents().flatMap((name) =>
+      [...readFileSync(path.join(ROOT, name), "utf8").matchAll(/`(\{"appServerVersion"[^`]*)`/g)].map((match) => ({ name, quote: match[1]! })),
+    );
+    expect(quotes.map(({ name }) => name), "no file quotes the output").not.toEqual([]);
+    for (const { name, quote } of quotes) expect(quote, `${name} quotes --print-startup-config's output`).toBe(run.stdout.trim());
   });
 });
 
@@ -295,7 +326,9 @@ describe("markdown links", () => {
   const files = markdownFiles();
 
   it("finds the markdown files", () => {
-    expect(files.map((file) => path.relative(ROOT, file))).toEqual(expect.arrayContaining(["README.md", "docs/PROTOCOL.md", "fixtures/README.md"]));
+    expect(files.map((file) => path.relative(ROOT, file))).toEqual(
+      expect.arrayContaining(["README.md", "docs/PROTOCOL.md", "docs/tools-and-sandbox.md", "docs/operations.md", "fixtures/README.md"]),
+    );
   });
 
   it.each(files.map((file) => [path.relative(ROOT, file), file] as const))("every relative link of %s works in a clone", (_name, file) => {
