@@ -245,6 +245,19 @@ describe("--print-startup-config", () => {
   });
 });
 
+describe("schema files", () => {
+  it("every `Name.json` the README or docs/ name is a file of schema/ (or is said to be the reference's)", () => {
+    const named = documents().flatMap((name) =>
+      readFileSync(path.join(ROOT, name), "utf8")
+        .split("\n")
+        .filter((line) => !line.includes("of the reference"))
+        .flatMap((line) => [...line.matchAll(/`(?:agent-app-server\/schema\/)?([A-Z]\w+\.json)`/g)].map((match) => `${name}: ${match[1]!}`)),
+    );
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((entry) => !existsSync(path.join(ROOT, "schema", entry.split(": ")[1]!)))).toEqual([]);
+  });
+});
+
 /** The markdown files of the repository (not node_modules, dist or generated folders). */
 function markdownFiles(): string[] {
   const found: string[] = [];
