@@ -24,12 +24,20 @@ const INPUT_FILES = ["scripts/build.mjs", "scripts/bundle-cli.mjs", "scripts/ven
 const OUTPUTS = ["cli.js", "cli.cjs", "vendor/openai.js", "vendor/webTreeSitter.js", "index.js", "index.d.ts", "client/index.js", "testing/index.js"];
 
 const args = process.argv.slice(2);
-const unknown = args.filter((arg) => arg !== "--if-stale");
+const unknown = args.filter((arg) => arg !== "--if-stale" && arg !== "--before-protocol");
 if (unknown.length > 0) {
-  console.error(`build: unknown argument ${unknown[0]} (usage: node scripts/build.mjs [--if-stale])`);
+  console.error(`build: unknown argument ${unknown[0]} (usage: node scripts/build.mjs [--if-stale] [--before-protocol])`);
   process.exit(2);
 }
 const ifStale = args.includes("--if-stale");
+
+// `--before-protocol` (`npm run serve`): the server speaks the protocol on stdout next. Unless told
+// --silent, npm has already printed its "> agent-app-server@… serve" banner there, and a program
+// that spawned us would read it as a broken message: say so at once, rather than serve after it.
+if (args.includes("--before-protocol") && !process.stdout.isTTY && process.env.npm_config_user_agent?.startsWith("npm/") && process.env.npm_config_loglevel !== "silent") {
+  console.error("agent-app-server: npm printed its banner on stdout, which carries the protocol; spawn `npm run --silent serve` or `node dist/cli.js` instead");
+  process.exit(1);
+}
 
 /** sha256 of every input's path and contents. */
 function inputDigest() {
@@ -57,7 +65,8 @@ function upToDate(digest) {
 }
 
 function run(what, command, commandArgs) {
-  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit" });
+  // What the build prints goes to stderr: stdout may be about to carry the protocol (`npm run serve`).
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: ["ignore", process.stderr, process.stderr] });
   if (result.status !== 0) {
     console.error(`build: ${what} failed${result.signal ? ` (${result.signal})` : ""}`);
     process.exit(result.status || 1);

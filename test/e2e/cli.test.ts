@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +30,36 @@ describe("command line", () => {
       expect((await server.closeStdin()).code).toBe(0);
     }
   });
+
+  it("npm run --silent serve writes protocol only on stdout; npm run serve into a pipe refuses in one line instead of serving after npm's banner", async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), "aas-serve-"));
+    // The child npm decides by its own flags, not by how this test run was started.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")));
+    const npmServe = (flags: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn("npm", ["run", ...flags, "serve"], { cwd: path.dirname(path.dirname(CLI_PATH)), env: { ...env, AGENT_APP_SERVER_HOME: home, LOG_LEVEL: "warn" } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+        child.stdin.end(`${JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "t", version: "1" } } })}\n`);
+      });
+    try {
+      const silent = await npmServe(["--silent"]);
+      expect(silent.code, silent.stderr).toBe(0);
+      const lines = silent.stdout.split("\n").filter(Boolean);
+      expect(lines.map((line) => JSON.parse(line).id)).toEqual([1]);
+      const loud = await npmServe([]);
+      expect(loud.code).not.toBe(0);
+      expect(loud.stdout).toContain("> agent-app-server@");
+      expect(loud.stdout).not.toContain('"result"');
+      expect(loud.stderr).toContain("npm printed its banner on stdout, which carries the protocol; spawn `npm run --silent serve`");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("rejects unknown arguments and unsupported listeners with exit code 2", async () => {
     const unknown = ServerProcess.start({ args: ["app-server", "--frobnicate"] });
