@@ -42,7 +42,12 @@ describe("parseArgs", () => {
       kind: "serve",
       listen: { kind: "stdio" },
       ws: { auth: "none", tokenFile: null, tokenSha256: null, allowedOrigins: [] },
-      overrides: [expect.objectContaining({ path: ["a"], value: 1 }), expect.objectContaining({ path: ["b"], value: 2 })],
+      // --script puts the scripted provider first, so a -c model_provider flag still wins.
+      overrides: [
+        expect.objectContaining({ path: ["model_provider"], value: "scripted", source: "--script" }),
+        expect.objectContaining({ path: ["a"], value: 1 }),
+        expect.objectContaining({ path: ["b"], value: 2 }),
+      ],
       maxLineBytes: 10,
       includeJsonrpc: true,
       deterministic: true,
