@@ -12,5 +12,10 @@ export default defineConfig({
     // One test file per core: each end-to-end test runs servers, model mocks, shells and MCP servers
     // of its own, and more files at once on a 2-core machine starve them past their timeouts.
     maxWorkers: 2,
+    // Test files share their worker's modules: a fresh module graph per file (ajv's compiled
+    // reference schema, the protocol's zod schemas) cost about a fifth of the suite's time. Shared
+    // test modules register their clean-ups through test/support/afterEachTest.ts, and no test
+    // file changes process-wide state (environment, cwd, timers) without restoring it.
+    isolate: false,
   },
 });

@@ -2,6 +2,9 @@
 // `npm test`'s first step: the build (scripts/build.mjs) and the type-check of the tests
 // (tsc -p test/tsconfig.json) at once. Neither reads what the other writes, and each is one tsc
 // run of about the same length, so side by side on two cores they take half the time.
+// Both keep what they learnt for the next run: the build is skipped when dist/ was built from the
+// sources as they are (`--if-stale`, a digest of the inputs), and the type-check is incremental,
+// its state in node_modules/.cache/, so a second `npm test` starts testing within seconds.
 // Fails (exit 1) when either fails; each one's output is printed as it comes.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -10,6 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+const TYPECHECK_STATE = path.join(root, "node_modules", ".cache", "agent-app-server", "test-typecheck.tsbuildinfo");
 
 function run(what, args) {
   return new Promise((resolve) => {
@@ -21,5 +25,8 @@ function run(what, args) {
   });
 }
 
-const results = await Promise.all([run("the build", ["scripts/build.mjs"]), run("the tests' type-check", [tsc, "-p", "test/tsconfig.json", "--noEmit"])]);
+const results = await Promise.all([
+  run("the build", ["scripts/build.mjs", "--if-stale"]),
+  run("the tests' type-check", [tsc, "-p", "test/tsconfig.json", "--noEmit", "--incremental", "--tsBuildInfoFile", TYPECHECK_STATE]),
+]);
 process.exit(results.every(Boolean) ? 0 : 1);

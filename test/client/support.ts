@@ -3,16 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { createInterface } from "node:readline";
-import { afterEach } from "vitest";
 import { AppServerClient, streamTransport, type AppServerClientOptions, type ClientTransport, type SpawnOptions } from "../../src/client/index.js";
 import { startMockModel, type MockModel } from "../../src/testing/index.js";
+import { afterEachTest } from "../support/afterEachTest.js";
 import { CLI_PATH } from "../support/serverProcess.js";
 
 /** Bound on every wait in these tests. */
 export const WAIT_MS = 10_000;
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
+afterEachTest(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 

@@ -3,7 +3,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import net from "node:net";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { afterEachTest } from "./afterEachTest.js";
 import type { MockItem } from "../../src/testing/index.js";
 import { runAsModes, type RunAs } from "./runAs.js";
 import { bwrapAvailable } from "./sandbox.js";
@@ -159,8 +160,8 @@ const POLICIES: Policy[] = ["untrusted", "on-request", "never"];
 const SANDBOXES: Sandbox[] = ["read-only", "workspace-write"];
 const etcFiles: string[] = [];
 
-afterAll(() => {
-  for (const file of etcFiles) rmSync(file, { force: true });
+afterEachTest(() => {
+  for (const file of etcFiles.splice(0)) rmSync(file, { force: true });
 });
 
 /** Runs `attacks` under every policy, sandbox and user; `args` gives extra server flags (approval rules, MCP servers). */

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
 import { startMockModel, type MockModel, type MockModelOptions, type MockResponseInput } from "../../src/testing/index.js";
+import { afterEachTest } from "./afterEachTest.js";
 import { ServerProcess } from "./serverProcess.js";
 import { turnViolations } from "./turnInvariants.js";
 
@@ -19,7 +20,7 @@ export const mocks: MockModel[] = [];
 export const dirs: string[] = [];
 export const servers: ServerProcess[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   for (const server of servers.splice(0)) expect(turnViolations(server.messages), "turn lifecycle").toEqual([]);
   await Promise.all(mocks.splice(0).map((mock) => mock.close()));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });

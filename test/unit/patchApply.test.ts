@@ -5,7 +5,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commitPatch, PatchApplyError, planPatch } from "../../src/agent/patch/patchApply.js";
 import { parsePatch } from "../../src/agent/patch/patchParser.js";
-import { startSwapper, type Swapper } from "../support/swapper.js";
 
 const dirs: string[] = [];
 function tempDir(prefix: string): string {
@@ -13,10 +12,7 @@ function tempDir(prefix: string): string {
   dirs.push(dir);
   return dir;
 }
-let swapper: Swapper | undefined;
-afterEach(async () => {
-  await swapper?.stop();
-  swapper = undefined;
+afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -69,28 +65,6 @@ describe("commitPatch", () => {
     expect(readFileSync(path.join(elsewhere, "x.txt"), "utf8")).toBe("x\n");
   });
 
-  it("never lands a write outside while a directory keeps turning into a symlink out", { timeout: 120_000 }, async () => {
-    const root = tempDir("aas-patch-race-");
-    const outside = tempDir("aas-patch-race-out-");
-    swapper = await startSwapper(root, outside);
-    let written = 0;
-    let refused = 0;
-    const deadline = Date.now() + 60_000;
-    // Past 500 patches, on until both outcomes were seen (a starved swapper may not have swapped yet), within bounds.
-    for (let i = 0; (i < 500 || written === 0 || refused === 0) && i < 10_000 && Date.now() < deadline; i++) {
-      const planned = await planPatch(addFile(`sw/file${i}.txt`, `line ${i}`), root);
-      await commitPatch(planned, { roots: [root], protectedPaths: [] }).then(
-        () => written++,
-        (error: Error) => {
-          if (error.message.includes("resolves outside the writable roots")) refused++;
-        },
-      );
-    }
-    await swapper.stop();
-    expect(readdirSync(outside)).toEqual([]);
-    expect(written, `written ${written}, refused ${refused}`).toBeGreaterThan(0);
-    expect(refused, `written ${written}, refused ${refused}`).toBeGreaterThan(0);
-  });
 });
 
 describe("planPatch", () => {
