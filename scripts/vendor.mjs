@@ -4,7 +4,8 @@
 // - tree-sitter-bash's grammar, compiled to WebAssembly (1.3 MB): the package also brings its C
 //   sources and native prebuilds (~20 MB) and an install script (node-gyp-build) we never use;
 // - one bundle per module of src/vendor/, each re-exporting what we use of a package: the openai
-//   SDK (0.4 MB; the package is 20 MB: two module formats, sources, declarations), web-tree-sitter
+//   SDK (0.4 MB; the package is 20 MB: two module formats, sources, declarations), the Anthropic
+//   and Google Gen AI SDKs (0.5 and 0.8 MB minified; loaded only by a turn on their wire), web-tree-sitter
 //   (with its runtime's WebAssembly, which it looks for beside its module; the package is 5.8 MB,
 //   mostly debug builds and sources), and smol-toml, picomatch, jsdiff and toml-patch (small, but
 //   the command line loads them at start-up: one file each loads as fast as a bundled copy did,
@@ -40,7 +41,7 @@ const grammar = packageRoot("tree-sitter-bash");
 copyFileSync(path.join(grammar, "tree-sitter-bash.wasm"), path.join(vendor, "tree-sitter-bash.wasm"));
 copyFileSync(path.join(grammar, "LICENSE"), path.join(vendor, "tree-sitter-bash.LICENSE"));
 
-for (const { module, name } of VENDORED) {
+for (const { module, name, minify = false } of VENDORED) {
   rmSync(path.join(vendor, `${module}.js.map`), { force: true });
   await build({
     entryPoints: [path.join(root, "src", "vendor", `${module}.ts`)],
@@ -50,6 +51,7 @@ for (const { module, name } of VENDORED) {
     platform: "node",
     target: "node20",
     sourcemap,
+    minify,
     logLevel: "warning",
     // CommonJS code in a package (picomatch) may require Node's built-ins.
     banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },

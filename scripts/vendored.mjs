@@ -1,8 +1,14 @@
 // What scripts/vendor.mjs bundles into dist/vendor/, shared with the package test that checks it.
 
-/** Each src/vendor/ module and the package it re-exports (a dev dependency: installs never bring it). */
+/**
+ * Each src/vendor/ module and the package it re-exports (a dev dependency: installs never bring it).
+ * `minify`: the Anthropic and Google SDKs bundle to 1.4 and 1.8 MB (every API resource, Google's
+ * auth stack); minified they are a third of that to ship and to parse on a turn's first call.
+ */
 export const VENDORED = [
   { module: "openai", name: "openai" },
+  { module: "anthropic", name: "@anthropic-ai/sdk", minify: true },
+  { module: "genai", name: "@google/genai", minify: true },
   { module: "webTreeSitter", name: "web-tree-sitter" },
   { module: "smolToml", name: "smol-toml" },
   { module: "picomatch", name: "picomatch" },

@@ -9,6 +9,13 @@ export const ContentPart = z.discriminatedUnion("type", [
 export type ContentPart = z.infer<typeof ContentPart>;
 
 /**
+ * What a provider asked to get back unchanged with an item (Claude's thinking block and its
+ * signature, Gemini's thought signature): only the wire named `wire` reads it.
+ */
+export const NativeData = z.object({ wire: z.string(), data: z.unknown() });
+export type NativeData = z.infer<typeof NativeData>;
+
+/**
  * One entry of the model-visible history, provider-neutral (shaped like Responses API input items,
  * which the chat wire translates). Stored with the thread, replayed in full on every request.
  */
@@ -17,6 +24,7 @@ export const ConversationItem = z.discriminatedUnion("type", [
     type: z.literal("message"),
     role: z.enum(["user", "assistant", "developer"]),
     content: z.array(ContentPart),
+    native: NativeData.optional(),
   }),
   z.object({
     type: z.literal("reasoning"),
@@ -24,9 +32,10 @@ export const ConversationItem = z.discriminatedUnion("type", [
     summary: z.array(z.string()),
     content: z.array(z.string()).optional(),
     encryptedContent: z.string().nullable().optional(),
+    native: NativeData.optional(),
   }),
-  z.object({ type: z.literal("function_call"), callId: z.string(), name: z.string(), arguments: z.string() }),
-  z.object({ type: z.literal("custom_tool_call"), callId: z.string(), name: z.string(), input: z.string() }),
+  z.object({ type: z.literal("function_call"), callId: z.string(), name: z.string(), arguments: z.string(), native: NativeData.optional() }),
+  z.object({ type: z.literal("custom_tool_call"), callId: z.string(), name: z.string(), input: z.string(), native: NativeData.optional() }),
   z.object({
     type: z.literal("tool_output"),
     callId: z.string(),

@@ -9,6 +9,7 @@ import * as z from "zod";
 import { applyOverride } from "../config/overrides.js";
 import { Config } from "../config/schema.js";
 import { invalidRequest } from "../protocol/errors.js";
+import { providerForModel } from "./model/providers.js";
 import { ApprovalsReviewer, AskForApproval, PROFILE_SANDBOX_MODE, SandboxPolicy, type PermissionProfileId, type SandboxMode } from "../protocol/policy.js";
 import type { ThreadStartParams } from "../protocol/threadMethods.js";
 import type { TurnStartParams } from "../protocol/turnMethods.js";
@@ -69,7 +70,6 @@ export function hostOf(options: { readonly cwd?: string; readonly env?: NodeJS.P
 }
 
 const DEFAULT_MODEL = "gpt-5.5";
-const DEFAULT_MODEL_PROVIDER = "openai";
 const DEFAULT_SANDBOX_MODE: SandboxMode = "read-only";
 const DEFAULT_APPROVAL_POLICY: AskForApproval = "on-request";
 const DEFAULT_APPROVALS_REVIEWER: ApprovalsReviewer = "user";
@@ -83,7 +83,7 @@ export function effectiveSettings(config: Config, stored: TurnSettings | null, r
   const effective = withConfigOverrides(config, request.config);
   const base = stored ?? {
     model: effective.model ?? DEFAULT_MODEL,
-    modelProvider: effective.model_provider ?? DEFAULT_MODEL_PROVIDER,
+    modelProvider: effective.model_provider ?? providerForModel(effective.model ?? DEFAULT_MODEL),
     cwd: path.resolve(host.cwd),
     approvalPolicy: effective.approval_policy ?? DEFAULT_APPROVAL_POLICY,
     approvalsReviewer: DEFAULT_APPROVALS_REVIEWER,
@@ -95,7 +95,13 @@ export function effectiveSettings(config: Config, stored: TurnSettings | null, r
     developerInstructions: effective.developer_instructions ?? null,
   };
   const next: TurnSettings = { ...base };
-  if (request.model) next.model = request.model;
+  if (request.model) {
+    // With no provider chosen anywhere, the provider follows the model (`claude-*`: Anthropic's):
+    // a provider that was only implied by the old model is implied again by the new one.
+    const implied = effective.model_provider === undefined && base.modelProvider === providerForModel(base.model);
+    next.model = request.model;
+    if (implied) next.modelProvider = providerForModel(request.model);
+  }
   if (request.modelProvider) next.modelProvider = request.modelProvider;
   if (request.cwd) next.cwd = path.resolve(host.cwd, request.cwd);
   if (request.approvalPolicy) next.approvalPolicy = request.approvalPolicy;

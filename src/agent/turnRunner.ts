@@ -2,7 +2,7 @@ import type { Config } from "../config/schema.js";
 import type { Clock } from "../runtime/clock.js";
 import type { ThreadItem } from "../protocol/items.js";
 import { BASE_INSTRUCTIONS } from "./baseInstructions.js";
-import { userText, type ConversationItem, type ToolCall } from "./conversation.js";
+import { userText, type ConversationItem, type NativeData, type ToolCall } from "./conversation.js";
 import { environmentContext } from "./environmentContext.js";
 import { modelClientFor } from "./model/clientFor.js";
 import type { ModelClient, ModelEvent, ModelRequest, ModelUsage } from "./model/modelClient.js";
@@ -282,7 +282,7 @@ class ResponseAttempt {
           params: { threadId: job.threadId, turnId: job.turnId, itemId: event.id, delta: event.delta },
         });
       case "messageDone":
-        return this.finishMessage(event.id, event.text);
+        return this.finishMessage(event.id, event.text, event.native);
       case "reasoningStarted":
         return this.start({ type: "reasoning", id: event.id, summary: [], content: [] });
       case "summaryPartAdded":
@@ -314,10 +314,10 @@ class ResponseAttempt {
     }
   }
 
-  private async finishMessage(id: string, text: string): Promise<void> {
+  private async finishMessage(id: string, text: string, native: NativeData | undefined): Promise<void> {
     if (!this.open.has(id)) await this.start(agentMessage(id, ""));
     await this.complete(agentMessage(id, text));
-    await this.record([{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }]);
+    await this.record([{ type: "message", role: "assistant", content: [{ type: "output_text", text }], ...(native ? { native } : {}) }]);
   }
 
   private async finishReasoning(item: Extract<ConversationItem, { type: "reasoning" }>): Promise<void> {

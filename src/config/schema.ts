@@ -6,7 +6,7 @@ export const ModelProviderConfig = z.looseObject({
   name: z.string().optional(),
   base_url: z.string().optional(),
   env_key: z.string().optional(),
-  wire_api: z.enum(["responses", "chat"]).optional(),
+  wire_api: z.enum(["responses", "chat", "anthropic", "gemini"]).optional(),
   query_params: z.record(z.string(), z.string()).optional(),
   http_headers: z.record(z.string(), z.string()).optional(),
   env_http_headers: z.record(z.string(), z.string()).optional(),

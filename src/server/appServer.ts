@@ -268,7 +268,7 @@ export class AppServer implements ConnectionHost {
         newId: () => this.parts.ids.uuid("item"),
         reloadMcpServers,
       }),
-      ...modelHandlers({ store: this.configStore, host, providerEnv: () => this.parts.auth.environment(host.env) }),
+      ...modelHandlers({ store: this.configStore, host, providerEnv: () => this.parts.auth.environment(host.env), logger: this.logger }),
       ...modelProviderHandlers({ store: this.configStore, host, providerEnv: () => host.env }),
     };
   }

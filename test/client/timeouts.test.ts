@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AbortedError, AppServerClient, ConnectionClosedError, RequestTimeoutError, TurnTimeoutError } from "../../src/client/index.js";
-import { deferred, fakeServer, fakeTurn, mockWith, spawnWithMock, tempDir, within } from "./support.js";
+import { startMockModel, type MockModel } from "../../src/testing/index.js";
+import { cleanup, deferred, fakeServer, fakeTurn, mockWith, spawnWithMock, tempDir, within } from "./support.js";
 
 /** A fake server that never answers `thread/list` (and answers `thread/loaded/list`). */
 async function holdingServer(options: Parameters<typeof fakeServer>[1] = {}) {
@@ -125,7 +126,15 @@ describe("turn timeouts and abort signals (fake server)", () => {
 
 describe("turn timeouts and abort signals (real server)", () => {
   it("a turn past its timeoutMs is interrupted: TurnTimeoutError with the interrupted turn", async () => {
-    const mock = await mockWith([{ items: [{ type: "message", deltas: ["Thinking"] }], hang: true }]);
+    // Each request gets its answer by what it asks: on a loaded machine the timeout can interrupt
+    // the first turn before its request is sent, and a queued hang would then meet the second turn.
+    const mock: MockModel = await startMockModel({
+      onRequest: (request) => {
+        const asked = JSON.stringify(request.body.input);
+        mock.push(asked.includes("Think forever.") && !asked.includes("Again.") ? { items: [{ type: "message", deltas: ["Thinking"] }], hang: true } : { items: [{ type: "message", text: "back" }] });
+      },
+    });
+    cleanup(() => mock.close());
     const client = await spawnWithMock(mock);
     const { thread } = await client.startThread({ cwd: tempDir() });
     const seen: string[] = [];
@@ -138,8 +147,7 @@ describe("turn timeouts and abort signals (real server)", () => {
     expect(timeout.turnId).toBe(timeout.turn?.id);
     expect(seen).not.toContain("turn/completed");
     // The thread is usable again: the next turn runs.
-    mock.push({ items: [{ type: "message", text: "back" }] });
-    expect(await client.runTurn(thread.id, "Again.", {}, { timeoutMs: 15_000 }).text()).toBe("back");
+    expect(await client.runTurn(thread.id, "Again.").text()).toBe("back");
   });
 
   it("aborting a turn that waits on an approval: the turn is interrupted and the handler's signal reports the withdrawal", async () => {

@@ -9,7 +9,11 @@ import { turnViolations } from "./turnInvariants.js";
 
 /** How the mock provider is configured. */
 export interface ProviderOptions {
-  wire?: "responses" | "chat";
+  wire?: "responses" | "chat" | "anthropic" | "gemini";
+  /** The model (default `gpt-5.5`). */
+  model?: string;
+  /** The variable the provider's key comes from (default: none). */
+  envKey?: string;
   requestRetries?: number;
   streamRetries?: number;
   idleMs?: number;
@@ -41,8 +45,9 @@ export function providerArgs(url: string, options: ProviderOptions = {}): string
     `request_max_retries=${options.requestRetries ?? 0}`,
     `stream_max_retries=${options.streamRetries ?? 0}`,
     ...(options.idleMs ? [`stream_idle_timeout_ms=${options.idleMs}`] : []),
+    ...(options.envKey ? [`env_key="${options.envKey}"`] : []),
   ];
-  return ["-c", `model_provider="mock"`, "-c", `model_providers.mock={${table.join(",")}}`, "-c", `model="gpt-5.5"`];
+  return ["-c", `model_provider="mock"`, "-c", `model_providers.mock={${table.join(",")}}`, "-c", `model="${options.model ?? "gpt-5.5"}"`];
 }
 
 /** Starts the mock (unless given) and the server pointed at it, and initializes. */
@@ -72,7 +77,8 @@ export async function launch(
     home: options.home,
     args: [
       "app-server",
-      ...providerArgs(mock.url, options),
+      // The Anthropic and Gemini SDKs add their API's version to the base URL themselves.
+      ...providerArgs(options.wire === "anthropic" || options.wire === "gemini" ? mock.origin : mock.url, options),
       "-c",
       `approval_policy="${options.approval ?? "never"}"`,
       "-c",

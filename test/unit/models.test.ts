@@ -31,6 +31,27 @@ describe("model providers", () => {
     expect(resolveProvider({}, "ollama", {})).toMatchObject({ baseUrl: "http://localhost:11434/v1", wireApi: "chat", apiKey: null });
   });
 
+  it("has Anthropic and Google built in, with their keys' variables and base URLs that can be overridden", () => {
+    expect(resolveProvider({}, "anthropic", { ANTHROPIC_API_KEY: "a" })).toMatchObject({
+      baseUrl: "https://api.anthropic.com",
+      wireApi: "anthropic",
+      apiKey: "a",
+      apiKeyVariable: "ANTHROPIC_API_KEY",
+    });
+    expect(resolveProvider({}, "anthropic", { ANTHROPIC_API_KEY: "a", ANTHROPIC_BASE_URL: "http://gw/anthropic" }).baseUrl).toBe("http://gw/anthropic");
+    expect(resolveProvider({}, "google", { GOOGLE_API_KEY: "g" })).toMatchObject({
+      baseUrl: "https://generativelanguage.googleapis.com",
+      wireApi: "gemini",
+      apiKey: "g",
+      apiKeyVariable: "GOOGLE_API_KEY",
+    });
+    expect(resolveProvider({}, "google", { GOOGLE_API_KEY: "g", GEMINI_API_KEY: "first" }).apiKey).toBe("first");
+    expect(() => resolveProvider({}, "google", {})).toThrow("Missing environment variable: `GEMINI_API_KEY` or `GOOGLE_API_KEY`.");
+    // A table with a built-in's id overrides its keys.
+    const mine = resolveProvider({ model_providers: { anthropic: { base_url: "http://127.0.0.1:3", env_key: "MY_CLAUDE_KEY" } } }, "anthropic", { MY_CLAUDE_KEY: "m" });
+    expect(mine).toMatchObject({ baseUrl: "http://127.0.0.1:3", wireApi: "anthropic", apiKey: "m", apiKeyVariable: "MY_CLAUDE_KEY" });
+  });
+
   it("reads [model_providers.<id>] with headers from the environment, and caps retries", () => {
     const provider = resolveProvider(
       {

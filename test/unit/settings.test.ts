@@ -26,6 +26,19 @@ describe("effective settings: one function for every method", () => {
     expect(effectiveSettings(config, null, threadSettingsRequest({ model: "asked" }), host).model).toBe("asked");
   });
 
+  it("takes the provider from the model when none is chosen; a chosen one always wins", () => {
+    expect(effectiveSettings({ model: "claude-sonnet-4-5" }, null, {}, host).modelProvider).toBe("anthropic");
+    expect(effectiveSettings({}, null, threadSettingsRequest({ model: "gemini-2.5-pro" }), host).modelProvider).toBe("google");
+    expect(effectiveSettings({ model: "qwen3" }, null, {}, host).modelProvider).toBe("openai");
+    expect(effectiveSettings({ model: "claude-x", model_provider: "gateway" }, null, {}, host).modelProvider).toBe("gateway");
+    expect(effectiveSettings({}, null, threadSettingsRequest({ model: "claude-x", modelProvider: "openrouter" }), host).modelProvider).toBe("openrouter");
+    // A thread whose provider was only implied follows a new model; one chosen explicitly stays.
+    const implied = effectiveSettings({ model: "claude-x" }, null, {}, host);
+    expect(effectiveSettings({}, implied, turnSettingsRequest({ threadId: "t", input: [], model: "gemini-3-pro" }), host).modelProvider).toBe("google");
+    const chosen = effectiveSettings({}, null, threadSettingsRequest({ model: "claude-x", modelProvider: "gateway" }), host);
+    expect(effectiveSettings({}, chosen, turnSettingsRequest({ threadId: "t", input: [], model: "gemini-3-pro" }), host).modelProvider).toBe("gateway");
+  });
+
   it("keeps a stored thread's settings except what the request names; a policy wins over a mode", () => {
     const stored = effectiveSettings({ model: "first" }, null, {}, host);
     const resumed = effectiveSettings({ model: "changed-in-config" }, stored, threadSettingsRequest({ sandbox: "danger-full-access" }), host);

@@ -1,5 +1,6 @@
 import type { ContentPart } from "../conversation.js";
 import type { ModelRequest } from "./modelClient.js";
+import { splitSystemPrompt, textOf } from "./systemPrompt.js";
 
 /** One part of a user message on the chat wire. */
 type ChatPart = { readonly type: "text"; readonly text: string } | { readonly type: "image_url"; readonly image_url: { readonly url: string } };
@@ -39,15 +40,9 @@ export const TOOL_RESULTS_SEEN = "(tool results received)";
  * message ({@link TOOL_RESULTS_SEEN}). Reasoning is not sent back.
  */
 export function chatMessages(request: ModelRequest): ChatMessage[] {
-  const system: string[] = [request.instructions];
+  const { system, conversation } = splitSystemPrompt(request);
   const messages: ChatMessage[] = [];
-  let start = 0;
-  for (; start < request.input.length; start++) {
-    const item = request.input[start]!;
-    if (item.type !== "message" || item.role !== "developer") break;
-    system.push(textOf(item.content));
-  }
-  for (const item of request.input.slice(start)) {
+  for (const item of conversation) {
     switch (item.type) {
       case "message":
         if (item.role === "assistant") appendAssistantText(messages, textOf(item.content));
@@ -74,7 +69,7 @@ export function chatMessages(request: ModelRequest): ChatMessage[] {
         break;
     }
   }
-  return [{ role: "system", content: system.filter((text) => text.length > 0).join("\n\n") }, ...messages];
+  return [{ role: "system", content: system }, ...messages];
 }
 
 /** The last message if it is an assistant's (text, then tool calls, in one message), else a new one. */
@@ -112,9 +107,6 @@ function asParts(content: string | ChatPart[]): ChatPart[] {
   return typeof content === "string" ? (content ? [{ type: "text", text: content }] : []) : content;
 }
 
-function textOf(content: readonly ContentPart[]): string {
-  return content.map((part) => ("text" in part ? part.text : "")).join("");
-}
 
 /** Plain text when there is no image (what text-only servers accept), else parts. */
 function toUserContent(content: readonly ContentPart[]): string | ChatPart[] {

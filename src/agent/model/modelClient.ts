@@ -1,4 +1,4 @@
-import type { ConversationItem, ToolCall } from "../conversation.js";
+import type { ConversationItem, NativeData, ToolCall } from "../conversation.js";
 
 /** A tool as offered to the model: a JSON-schema function, or a freeform (custom) tool with a grammar. */
 export type ToolSpec =
@@ -55,7 +55,7 @@ export function modelUsage(counts: {
 export type ModelEvent =
   | { readonly type: "messageStarted"; readonly id: string }
   | { readonly type: "textDelta"; readonly id: string; readonly delta: string }
-  | { readonly type: "messageDone"; readonly id: string; readonly text: string }
+  | { readonly type: "messageDone"; readonly id: string; readonly text: string; readonly native?: NativeData }
   | { readonly type: "reasoningStarted"; readonly id: string }
   | { readonly type: "summaryPartAdded"; readonly id: string; readonly index: number }
   | { readonly type: "summaryDelta"; readonly id: string; readonly index: number; readonly delta: string }

@@ -3,7 +3,7 @@ import type { Config, ModelProviderConfig } from "../../config/schema.js";
 import { ModelError } from "./modelError.js";
 
 /** Which API a provider speaks. */
-export type WireApi = "responses" | "chat";
+export type WireApi = "responses" | "chat" | "anthropic" | "gemini";
 
 /** A model provider, resolved from config and the environment, ready to call. */
 export interface ProviderSettings {
@@ -12,6 +12,8 @@ export interface ProviderSettings {
   readonly baseUrl: string;
   /** The API key, or null when the provider needs none. */
   readonly apiKey: string | null;
+  /** The environment variable the key came from (named when the provider refuses it). */
+  readonly apiKeyVariable: string | null;
   readonly wireApi: WireApi;
   readonly headers: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
@@ -36,11 +38,43 @@ function builtInProviders(env: NodeJS.ProcessEnv): Record<string, ProviderTable>
       wire_api: "responses",
     },
     ollama: { name: "Ollama", base_url: "http://localhost:11434/v1", wire_api: "chat" },
+    // The SDKs add their API's version to these (`/v1/messages`, `/v1beta/models/…`).
+    anthropic: {
+      name: "Anthropic",
+      base_url: env.ANTHROPIC_BASE_URL || "https://api.anthropic.com",
+      env_key: "ANTHROPIC_API_KEY",
+      wire_api: "anthropic",
+    },
+    google: {
+      name: "Google Gemini",
+      base_url: env.GOOGLE_GEMINI_BASE_URL || "https://generativelanguage.googleapis.com",
+      env_key: GEMINI_KEYS[0],
+      wire_api: "gemini",
+    },
   };
 }
 
+/** Where the built-in `google` provider finds its key, in order: Google's SDK reads both. */
+const GEMINI_KEYS = ["GEMINI_API_KEY", "GOOGLE_API_KEY"] as const;
+
+/** The variables a key is read from: the table's `env_key`, and for the built-in `google` one its other name too. */
+function keyVariables(id: string, envKey: string): readonly string[] {
+  return id === "google" && envKey === GEMINI_KEYS[0] ? GEMINI_KEYS : [envKey];
+}
+
 /**
- * Resolves provider `id` from `[model_providers.<id>]` (over the built-ins `openai` and `ollama`)
+ * The built-in provider a model's name implies when no provider is chosen: `claude-*` is
+ * Anthropic's, `gemini-*` Google's, anything else OpenAI's (Codex's default).
+ */
+export function providerForModel(model: string): string {
+  if (/^claude-/i.test(model)) return "anthropic";
+  if (/^gemini-/i.test(model)) return "google";
+  return "openai";
+}
+
+/**
+ * Resolves provider `id` from `[model_providers.<id>]` (over the built-ins `openai`, `ollama`,
+ * `anthropic` and `google`)
  * and the environment. Fails with a message naming what to set when the provider is unknown or
  * its API key variable is missing.
  */
@@ -60,11 +94,15 @@ export function resolveProvider(config: Config, id: string, env: NodeJS.ProcessE
     throw new ModelError(`Model provider \`${id}\` has no base_url; set model_providers.${id}.base_url.`, "fatal", "other");
   }
   let apiKey: string | null = null;
+  let apiKeyVariable: string | null = null;
   if (table.env_key) {
-    apiKey = env[table.env_key] || null;
+    const variables = keyVariables(id, table.env_key);
+    apiKeyVariable = variables.find((variable) => env[variable]) ?? null;
+    apiKey = apiKeyVariable ? env[apiKeyVariable]! : null;
     if (!apiKey) {
+      const named = variables.map((variable) => `\`${variable}\``).join(" or ");
       throw new ModelError(
-        `Missing environment variable: \`${table.env_key}\`. Set it to the API key of model provider \`${id}\`, or choose another provider with \`model_provider\`.`,
+        `Missing environment variable: ${named}. Set it to the API key of model provider \`${id}\`, or choose another provider with \`model_provider\`.`,
         "fatal",
         "unauthorized",
       );
@@ -80,6 +118,7 @@ export function resolveProvider(config: Config, id: string, env: NodeJS.ProcessE
     name: table.name ?? id,
     baseUrl: table.base_url,
     apiKey,
+    apiKeyVariable,
     wireApi: table.wire_api ?? "responses",
     headers,
     query: { ...table.query_params },
@@ -101,7 +140,7 @@ export interface ProviderSummary {
 }
 
 /**
- * Every provider a thread can use: the built-ins (`openai`, `ollama`) and `[model_providers.*]`,
+ * Every provider a thread can use: the built-ins (`openai`, `ollama`, `anthropic`, `google`) and `[model_providers.*]`,
  * sorted by id; `editable`: the ids config.toml itself defines. OpenAI-compatible ones show as custom gateways with the variable their key comes
  * from; a base URL is shown without any credentials or query in it.
  */
