@@ -254,6 +254,8 @@ describe("model providers", () => {
     const listed = (await server.request("modelProvider/list", {})).result;
     expect(listed).toEqual({
       data: [
+        { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/", canEdit: false, settings: { type: "customGateway", auth: { mode: "environmentVariable", envKey: "ANTHROPIC_API_KEY" } } },
+        { id: "google", name: "Google Gemini", baseUrl: "https://generativelanguage.googleapis.com/", canEdit: false, settings: { type: "customGateway", auth: { mode: "environmentVariable", envKey: "GEMINI_API_KEY" } } },
         { id: "local", name: "Local", baseUrl: "http://127.0.0.1:1234/v1", canEdit: false, settings: { type: "customGateway", auth: { mode: "environmentVariable", envKey: "LOCAL_KEY" } } },
         { id: "ollama", name: "Ollama", baseUrl: "http://localhost:11434/v1", canEdit: false, settings: { type: "customGateway", auth: { mode: "none" } } },
         { id: "openai", name: "OpenAI", baseUrl: expect.any(String), canEdit: false, settings: { type: "openai" } },

@@ -62,6 +62,11 @@ function keyVariables(id: string, envKey: string): readonly string[] {
   return id === "google" && envKey === GEMINI_KEYS[0] ? GEMINI_KEYS : [envKey];
 }
 
+/** The variable a provider's key is read from now: the first of its variables that is set, else its `env_key`. */
+function keyVariableShown(id: string, envKey: string, env: NodeJS.ProcessEnv): string {
+  return keyVariables(id, envKey).find((variable) => env[variable]) ?? envKey;
+}
+
 /**
  * The built-in provider a model's name implies when no provider is chosen: `claude-*` is
  * Anthropic's, `gemini-*` Google's, anything else OpenAI's (Codex's default).
@@ -159,7 +164,7 @@ export function providerSummaries(config: Config, env: NodeJS.ProcessEnv, editab
       settings:
         id === "openai"
           ? { type: "openai" as const }
-          : { type: "customGateway" as const, auth: table.env_key ? { mode: "environmentVariable" as const, envKey: table.env_key } : { mode: "none" as const } },
+          : { type: "customGateway" as const, auth: table.env_key ? { mode: "environmentVariable" as const, envKey: keyVariableShown(id, table.env_key, env) } : { mode: "none" as const } },
     }));
 }
 
