@@ -193,6 +193,29 @@ describe("the Anthropic wire (Messages API through @anthropic-ai/sdk)", () => {
   });
 });
 
+describe("reviews over the Anthropic wire", () => {
+  it("auto_review asks Claude for its strict JSON verdict, and the approved command runs", async () => {
+    const workspace = tempDir("aas-claude-review-");
+    const verdict = { risk_level: "low", user_authorization: "high", outcome: "allow", rationale: "Asked for." };
+    const { server, mock } = await launch(
+      [
+        { items: [{ type: "exec", cmd: "touch made.txt", callId: "toolu_r", sandbox_permissions: "require_escalated", justification: "Needs to write" }] },
+        { items: [{ type: "message", text: JSON.stringify(verdict) }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      { ...CLAUDE, env: ENV, approval: "on-request", sandbox: "workspace-write" },
+    );
+    const threadId = await startThread(server, { cwd: workspace, approvalsReviewer: "auto_review" });
+    const { completed } = await runTurn(server, threadId, "Make the file.");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(server.messages.find((m) => m.method === "item/autoApprovalReview/completed")?.params.review).toMatchObject({ status: "approved" });
+    expect(readFileSync(path.join(workspace, "made.txt"), "utf8")).toBe("");
+    const review = mock.requests[1]!;
+    expect(review.api).toBe("anthropic");
+    expect(review.body.output_config).toMatchObject({ format: { type: "json_schema", schema: { required: ["risk_level", "user_authorization", "outcome", "rationale"] } } });
+  });
+});
+
 describe("the built-in anthropic provider", () => {
   it("is chosen by a claude-* model when no provider is set, at ANTHROPIC_BASE_URL", async () => {
     const mock = await startMockModel({ responses: [{ items: [{ type: "message", text: "From Claude." }] }] });
