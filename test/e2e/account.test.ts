@@ -27,12 +27,14 @@ describe("account", () => {
     expect(ok.completed.params.turn.status).toBe("completed");
     expect(mock.requests.at(-1)!.headers.authorization).toBe("Bearer sk-test-123");
 
-    expect((await server.request("account/rateLimits/read", {})).result.rateLimits).toMatchObject({ primary: null, secondary: null, credits: null });
+    // As Codex: rate limits need a ChatGPT sign-in, which an API key is not.
+    expect((await server.request("account/rateLimits/read", {})).error).toEqual({ code: -32600, message: "chatgpt authentication required to read rate limits" });
     expect((await server.request("account/login/cancel", { loginId: "x" })).result).toEqual({ status: "notFound" });
     const chatgpt = await server.request("account/login/start", { type: "chatgpt" });
     expect(chatgpt.error.message).toContain("requires a ChatGPT account");
     expect((await server.request("account/logout", {})).result).toEqual({});
     await server.waitFor((m) => m.method === "account/updated" && m.params.authMode === null);
     expect((await server.request("account/read", {})).result.account).toBeNull();
+    expect((await server.request("account/rateLimits/read", {})).error).toEqual({ code: -32600, message: "codex account authentication required to read rate limits" });
   });
 });

@@ -38,7 +38,10 @@ export function accountHandlers(auth: AuthStore, hub: ClientHub): AccountHandler
       await auth.logout();
       return respond(context, { result: {}, after: announce });
     },
-    // An API key has no plan windows or credits; nothing is known, and nothing is made up.
-    "account/rateLimits/read": () => ({ rateLimits: { limitId: null, limitName: null, primary: null, secondary: null, credits: null, planType: null }, rateLimitsByLimitId: null }),
+    // Rate limits belong to a ChatGPT account, which this server never has: refused as Codex
+    // refuses them without one (an API key has no plan windows or credits to report).
+    "account/rateLimits/read": () => {
+      throw invalidRequest(auth.loggedIn ? "chatgpt authentication required to read rate limits" : "codex account authentication required to read rate limits");
+    },
   };
 }
