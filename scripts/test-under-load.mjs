@@ -35,7 +35,9 @@ const logs = mkdtempSync(path.join(os.tmpdir(), "test-under-load-"));
 const busy = Array.from({ length: load }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
 const stopBusy = () => busy.forEach((child) => child.kill("SIGKILL"));
 process.on("exit", stopBusy);
+// Stopped by a signal, the busy loops go too ("exit" handlers do not run on a signal's default action).
 process.on("SIGINT", () => process.exit(130));
+process.on("SIGTERM", () => process.exit(143));
 
 function npmTest() {
   return new Promise((resolve) => {

@@ -61,7 +61,9 @@ export function buildAppServer(options: BuildOptions): AppServer {
   // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
   const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () => mcpProgramPaths(configStore.current.mcp_servers ?? {}, host.cwd, host.env.HOME));
   // A slow or failing profile: logged, and a configWarning to clients once.
-  const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details));
+  const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details), {
+    warnWhenSlow: options.timingWarnings !== false,
+  });
   // Read once, at start-up: MCP servers are those configured then (a config write starts or stops none).
   const startup = configStore.current;
   const mcpCredentials = new McpCredentialStore(home);

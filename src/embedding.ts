@@ -46,6 +46,11 @@ export interface AppServerOptions {
   readonly logger: Logger;
   readonly clock?: Clock | undefined;
   readonly ids?: IdSource | undefined;
+  /**
+   * Whether warnings about how long something took (a slow login profile) reach clients; off for
+   * `--deterministic`, whose transcripts must not depend on how busy the machine is (default: on).
+   */
+  readonly timingWarnings?: boolean | undefined;
   /** Directory that relative thread `cwd`s resolve against (default: the process cwd). */
   readonly cwd?: string | undefined;
   /** Longest accepted input line in bytes (default: config `max_message_bytes`, else 64 MiB). */

@@ -14,6 +14,8 @@ export type TurnEvent =
   | { readonly type: "itemCompleted"; readonly item: ThreadItem }
   /** Completes every started item with what has streamed into it so far (a broken stream is retried). */
   | { readonly type: "completeOpenItems" }
+  /** Forgets started items that never complete: a response cut by queued input drops what it was still streaming, as Codex does. */
+  | { readonly type: "dropOpenItems"; readonly ids: readonly string[] }
   | TurnNotification
   /** Entries appended to the model-visible history. */
   | { readonly type: "history"; readonly items: readonly ConversationItem[] }

@@ -214,7 +214,9 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
 
 /**
  * Streams one model response into items; a broken stream is retried up to `stream_max_retries`,
- * each retry announced with an `error` notification (`willRetry: true`). Returns the tool calls.
+ * each retry announced with an `error` notification (`willRetry: true`). Input queued meanwhile
+ * cuts the response (or the wait before a retry) at once, as in Codex: what finished streaming is
+ * kept, what was still streaming is dropped, and the calls received so far are returned to run.
  */
 async function sampleWithRetries(
   client: ModelClient,
@@ -223,20 +225,29 @@ async function sampleWithRetries(
   job: TurnJob,
   record: (items: ConversationItem[]) => Promise<void>,
 ): Promise<{ calls: ToolCall[]; usage: ModelUsage | null }> {
+  const cut = job.input.arrivals();
+  const signal = AbortSignal.any([job.signal, cut]);
   for (let retry = 0; ; retry++) {
     const attempt = new ResponseAttempt(job, record);
     try {
-      for await (const events of sample(client, request, provider, job.signal)) {
+      stream: for await (const events of sample(client, request, provider, signal)) {
         // Deltas go out at once; only events that store something are waited for. (An index, not
         // for-of: across an await, each step of an iterator would be an object per delta.)
         for (let i = 0; i < events.length; i++) {
+          // Input arrives between batches or while a store is awaited; from then on nothing of this response goes out.
+          if (cut.aborted) break stream;
           const stored = attempt.handle(events[i]!);
           if (stored) await stored;
         }
       }
+      if (cut.aborted) await attempt.drop();
       return { calls: attempt.calls, usage: attempt.usage };
     } catch (error) {
       if (job.signal.aborted) throw job.signal.reason;
+      if (cut.aborted) {
+        await attempt.drop();
+        return { calls: attempt.calls, usage: attempt.usage };
+      }
       await attempt.abandon();
       if (!(error instanceof ModelError) || retry >= announcedRetries(error, provider)) throw error;
       await job.emit({
@@ -253,7 +264,13 @@ async function sampleWithRetries(
           },
         },
       });
-      await pause(retryDelayMs(error, retry + 1), job.signal);
+      try {
+        await pause(retryDelayMs(error, retry + 1), signal);
+      } catch (reason) {
+        if (job.signal.aborted || !cut.aborted) throw reason;
+        // The queued input goes to a fresh request instead of this retry.
+        return { calls: [], usage: null };
+      }
     }
   }
 }
@@ -330,6 +347,12 @@ class ResponseAttempt {
   /** The stream broke: items it had started are completed with what arrived; the retry streams new ones. */
   async abandon(): Promise<void> {
     if (this.open.size > 0) await this.job.emit({ type: "completeOpenItems" });
+  }
+
+  /** Queued input cut the response: the items still streaming never complete and join no history, as in Codex. */
+  async drop(): Promise<void> {
+    if (this.open.size > 0) await this.job.emit({ type: "dropOpenItems", ids: [...this.open.keys()] });
+    this.open.clear();
   }
 
   private async start(item: ThreadItem): Promise<void> {

@@ -20,6 +20,11 @@ export interface TurnInputQueue {
   take(): PendingInput[];
   /** Input queued so far; when there is none the queue closes, so the turn can end without losing any. */
   takeOrClose(): PendingInput[];
+  /**
+   * Aborts once non-empty input is queued (at once if some already is), until the next take: the
+   * model call in flight gives way to it, as Codex's queued input cuts the sampling request.
+   */
+  arrivals(): AbortSignal;
 }
 
 /**

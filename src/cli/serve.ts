@@ -98,6 +98,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     configStore: new ConfigStore({ config, layers: loaded.layers }, loaded.file, options.overrides, scripted?.withProvider),
     clock,
     ids: deterministic?.ids ?? uuidV7Source(clock),
+    timingWarnings: deterministic === null,
     configWarnings: loaded.warnings,
     logger: options.logger,
     maxLineBytes: maxMessageBytes,

@@ -168,6 +168,7 @@ import {
   ThreadReadStateUpdateResponse,
   ThreadResponse,
   ThreadResumeParams,
+  ThreadResumeResponse,
   ThreadSessionResponse,
   ThreadSetNameParams,
   ThreadStartParams,
@@ -249,7 +250,7 @@ function notification<P extends z.ZodType>(typeName: string, params: P, experime
 export const clientRequests = {
   initialize: request("Initialize", InitializeParams, InitializeResponse),
   "thread/start": request("ThreadStart", ThreadStartParams, ThreadSessionResponse),
-  "thread/resume": threadRequest("ThreadResume", ThreadResumeParams, ThreadSessionResponse),
+  "thread/resume": threadRequest("ThreadResume", ThreadResumeParams, ThreadResumeResponse),
   "thread/fork": threadRequest("ThreadFork", ThreadForkParams, ThreadSessionResponse),
   "thread/list": request("ThreadList", ThreadListParams, ThreadListResponse),
   "thread/read": threadRequest("ThreadRead", ThreadReadParams, ThreadResponse),

@@ -12,19 +12,39 @@ export type ModelListParams = z.infer<typeof ModelListParams>;
 /** A reasoning effort a model supports, with a line a picker can show. */
 export const ReasoningEffortOption = z.object({ reasoningEffort: z.string(), description: z.string() });
 
-/** One model a client can pick. */
+/** The model a listed one is to be replaced by, and how a client may say so. */
+export const ModelUpgradeInfo = z.object({
+  model: z.string(),
+  upgradeCopy: z.string().nullable().optional(),
+  modelLink: z.string().nullable().optional(),
+  migrationMarkdown: z.string().nullable().optional(),
+  retirementAt: z.number().int().nullable().optional(),
+});
+
+/** A service tier a model offers (Codex's "Fast"). */
+export const ModelServiceTier = z.object({ id: z.string(), name: z.string(), description: z.string() });
+
+/** One model a client can pick, with Codex's fields in Codex's order. */
 export const Model = z.object({
   id: z.string(),
   model: z.string(),
+  upgrade: z.string().nullable().optional(),
+  upgradeInfo: ModelUpgradeInfo.nullable().optional(),
+  availabilityNux: z.object({ message: z.string() }).nullable().optional(),
   displayName: z.string(),
   description: z.string(),
+  modelSpecialty: z.string().nullable().optional(),
   hidden: z.boolean(),
-  isDefault: z.boolean(),
   supportedReasoningEfforts: z.array(ReasoningEffortOption),
   defaultReasoningEffort: z.string(),
   inputModalities: z.array(z.enum(["text", "image", "audio"])).optional(),
   supportsPersonality: z.boolean().optional(),
-  upgrade: z.string().nullable().optional(),
+  multiAgentVersion: z.enum(["disabled", "v1", "v2"]).nullable().optional(),
+  additionalSpeedTiers: z.array(z.string()).optional(),
+  serviceTiers: z.array(ModelServiceTier).optional(),
+  defaultServiceTier: z.string().nullable().optional(),
+  availableAccessPrograms: z.object({ cyber: z.array(z.string()) }).nullable().optional(),
+  isDefault: z.boolean(),
 });
 export type Model = z.infer<typeof Model>;
 

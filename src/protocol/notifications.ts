@@ -2,7 +2,7 @@ import * as z from "zod";
 import { RequestId } from "./jsonrpc.js";
 import { ApprovalsReviewer, AskForApproval, ReasoningSummary, SandboxPolicy } from "./policy.js";
 import { ThreadItem } from "./items.js";
-import { Thread, ThreadReadState, ThreadStatus } from "./thread.js";
+import { CollaborationMode, Thread, ThreadReadState, ThreadStatus } from "./thread.js";
 import { ThreadTokenUsage, Turn, TurnError, TurnPlanStep } from "./turn.js";
 
 /** `thread/started`: a new thread exists (after `thread/start` / `thread/fork` responses). */
@@ -126,10 +126,7 @@ export const ThreadSettingsView = z.object({
   effort: z.string().nullable().optional(),
   summary: ReasoningSummary.nullable().optional(),
   serviceTier: z.string().nullable().optional(),
-  collaborationMode: z.object({
-    mode: z.enum(["plan", "default"]),
-    settings: z.object({ model: z.string(), reasoning_effort: z.string().nullable().optional(), developer_instructions: z.string().nullable().optional() }),
-  }),
+  collaborationMode: CollaborationMode,
   activePermissionProfile: z.object({ id: z.string(), extends: z.string().nullable().optional() }).nullable().optional(),
   disabledPluginIds: z.array(z.string()).optional(),
 });

@@ -81,6 +81,13 @@ export const Thread = z.object({
 });
 export type Thread = z.infer<typeof Thread>;
 
+/** A thread's collaboration mode and the settings it runs with (`settings` keys are snake_case on the wire). */
+export const CollaborationMode = z.object({
+  mode: z.enum(["plan", "default"]),
+  settings: z.object({ model: z.string(), reasoning_effort: z.string().nullable().optional(), developer_instructions: z.string().nullable().optional() }),
+});
+export type CollaborationMode = z.infer<typeof CollaborationMode>;
+
 /** The first thing in a thread the user has not seen. */
 export const ThreadUnreadPosition = z.discriminatedUnion("type", [
   z.object({ type: z.literal("threadStart") }),

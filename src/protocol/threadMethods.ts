@@ -2,7 +2,7 @@ import * as z from "zod";
 import { ThreadItem } from "./items.js";
 import { ApprovalsReviewer, AskForApproval, AskForApprovalInput, PermissionProfileId, profileOrSandbox, SandboxMode, SandboxPolicy } from "./policy.js";
 import { DynamicToolSpec } from "./clientTools.js";
-import { Thread, ThreadReadState, ThreadSection } from "./thread.js";
+import { CollaborationMode, Thread, ThreadReadState, ThreadSection } from "./thread.js";
 import { Turn, TurnItemsView } from "./turn.js";
 
 /** Settings a client may give when it starts, resumes or forks a thread. */
@@ -54,13 +54,41 @@ export const ThreadSessionResponse = z.object({
 });
 export type ThreadSessionResponse = z.infer<typeof ThreadSessionResponse>;
 
+/** The first page of turns `thread/resume` returns with the thread (experimental); paged as `thread/turns/list` from the newest end. */
+export const ThreadResumeInitialTurnsPageParams = z.object({
+  limit: z.number().int().nonnegative().nullable().optional(),
+  sortDirection: z.enum(["asc", "desc"]).nullable().optional(),
+  itemsView: TurnItemsView.nullable().optional(),
+});
+
 /** Params of `thread/resume`. */
 export const ThreadResumeParams = z.object({
   threadId: z.string(),
   ...ThreadSettingsOverrides,
   excludeTurns: z.boolean().optional(),
+  /** Experimental: a first page of turns, returned with the thread. */
+  initialTurnsPage: ThreadResumeInitialTurnsPageParams.nullable().optional(),
 }).superRefine(profileOrSandbox("sandbox"));
 export type ThreadResumeParams = z.infer<typeof ThreadResumeParams>;
+
+/** A page of turns, as `thread/turns/list` returns it. */
+export const TurnsPage = z.object({
+  data: z.array(Turn),
+  nextCursor: z.string().nullable(),
+  backwardsCursor: z.string().nullable(),
+});
+
+/** Result of `thread/resume`: the session response, the collaboration mode, and where paging the history starts. */
+export const ThreadResumeResponse = ThreadSessionResponse.extend({
+  collaborationMode: CollaborationMode.nullable().optional(),
+  /** The page `initialTurnsPage` asked for; null when not asked. */
+  initialTurnsPage: TurnsPage.nullable().optional(),
+  /** The newest turn, for `thread/turns/list` with `sortDirection: "desc"` (that page includes it); null when there is none. */
+  turnsBackwardsCursor: z.string().nullable().optional(),
+  /** The newest item, for `thread/items/list` with `sortDirection: "desc"` (that page includes it); null when there is none. */
+  itemsBackwardsCursor: z.string().nullable().optional(),
+});
+export type ThreadResumeResponse = z.infer<typeof ThreadResumeResponse>;
 
 /** Params of `thread/fork`. */
 export const ThreadForkParams = z.object({
@@ -242,11 +270,11 @@ export const PermissionProfileListResponse = z.object({ data: z.array(Permission
 /** Params of `thread/revert`: the history from `beforeTurnId` on is dropped (files are not touched). */
 export const ThreadRevertParams = z.object({ threadId: z.string(), beforeTurnId: z.string() });
 
-/** Result of `thread/revert`: the thread (no turns; page them with thread/turns/list). */
+/** Result of `thread/revert`: the thread (no turns) and the newest turn and item left, to page back from as after `thread/resume`. */
 export const ThreadRevertResponse = z.object({
   thread: Thread,
-  itemsBackwardsCursor: z.string().nullable().optional(),
   turnsBackwardsCursor: z.string().nullable().optional(),
+  itemsBackwardsCursor: z.string().nullable().optional(),
 });
 
 /** Params of `thread/inject_items`: raw Responses API items for the model-visible history. */

@@ -1267,15 +1267,27 @@ export type GatewayAuth = {
 export type Model = {
   id: string;
   model: string;
+  upgrade?: string | null;
+  upgradeInfo?: ModelUpgradeInfo | null;
+  availabilityNux?: {
+    message: string;
+  } | null;
   displayName: string;
   description: string;
+  modelSpecialty?: string | null;
   hidden: boolean;
-  isDefault: boolean;
   supportedReasoningEfforts: ReasoningEffortOption[];
   defaultReasoningEffort: string;
   inputModalities?: ("text" | "image" | "audio")[];
   supportsPersonality?: boolean;
-  upgrade?: string | null;
+  multiAgentVersion?: ("disabled" | "v1" | "v2") | null;
+  additionalSpeedTiers?: string[];
+  serviceTiers?: ModelServiceTier[];
+  defaultServiceTier?: string | null;
+  availableAccessPrograms?: {
+    cyber: string[];
+  } | null;
+  isDefault: boolean;
 };
 
 export type ModelListParams = {
@@ -1324,6 +1336,20 @@ export type ModelProviderSummary = {
   baseUrl?: string | null;
   canEdit: boolean;
   settings: ProviderSettings;
+};
+
+export type ModelServiceTier = {
+  id: string;
+  name: string;
+  description: string;
+};
+
+export type ModelUpgradeInfo = {
+  model: string;
+  upgradeCopy?: string | null;
+  modelLink?: string | null;
+  migrationMarkdown?: string | null;
+  retirementAt?: number | null;
 };
 
 export type ProviderSettings = {
@@ -1445,14 +1471,7 @@ export type ThreadSettingsView = {
   effort?: string | null;
   summary?: ReasoningSummary | null;
   serviceTier?: string | null;
-  collaborationMode: {
-    mode: "plan" | "default";
-    settings: {
-      model: string;
-      reasoning_effort?: string | null;
-      developer_instructions?: string | null;
-    };
-  };
+  collaborationMode: CollaborationMode;
   activePermissionProfile?: {
     id: string;
     extends?: string | null;
@@ -1654,6 +1673,15 @@ export type SkillsListResponse = {
       message: string;
     }[];
   }[];
+};
+
+export type CollaborationMode = {
+  mode: "plan" | "default";
+  settings: {
+    model: string;
+    reasoning_effort?: string | null;
+    developer_instructions?: string | null;
+  };
 };
 
 export type GitInfo = {
@@ -1889,6 +1917,12 @@ export type ThreadResponse = {
   thread: Thread;
 };
 
+export type ThreadResumeInitialTurnsPageParams = {
+  limit?: number | null;
+  sortDirection?: ("asc" | "desc") | null;
+  itemsView?: TurnItemsView | null;
+};
+
 export type ThreadResumeParams = {
   threadId: string;
   model?: string | null;
@@ -1905,6 +1939,28 @@ export type ThreadResumeParams = {
   baseInstructions?: string | null;
   developerInstructions?: string | null;
   excludeTurns?: boolean;
+  initialTurnsPage?: ThreadResumeInitialTurnsPageParams | null;
+};
+
+export type ThreadResumeResponse = {
+  thread: Thread;
+  model: string;
+  modelProvider: string;
+  serviceTier?: string | null;
+  disabledPluginIds?: string[];
+  cwd: string;
+  runtimeWorkspaceRoots?: string[];
+  instructionSources?: string[];
+  approvalPolicy: AskForApproval;
+  approvalsReviewer: ApprovalsReviewer;
+  sandbox: SandboxPolicy;
+  activePermissionProfile?: string | null;
+  reasoningEffort?: string | null;
+  multiAgentMode?: string;
+  collaborationMode?: CollaborationMode | null;
+  initialTurnsPage?: TurnsPage | null;
+  turnsBackwardsCursor?: string | null;
+  itemsBackwardsCursor?: string | null;
 };
 
 export type ThreadRevertParams = {
@@ -1914,8 +1970,8 @@ export type ThreadRevertParams = {
 
 export type ThreadRevertResponse = {
   thread: Thread;
-  itemsBackwardsCursor?: string | null;
   turnsBackwardsCursor?: string | null;
+  itemsBackwardsCursor?: string | null;
 };
 
 export type ThreadSectionChangedNotification = {
@@ -2032,6 +2088,12 @@ export type ThreadTurnsListResponse = {
 
 export type ThreadUnsubscribeResponse = {
   status: "unsubscribed" | "notSubscribed" | "notLoaded";
+};
+
+export type TurnsPage = {
+  data: Turn[];
+  nextCursor: string | null;
+  backwardsCursor: string | null;
 };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other" | "inferenceHookDenied") | {
@@ -2192,7 +2254,6 @@ export type ExternalAgentConfigImportHistoriesReadParams = Record<string, never>
 export type Initialized = Record<string, never> | undefined;
 
 export type ThreadStartResponse = ThreadSessionResponse;
-export type ThreadResumeResponse = ThreadSessionResponse;
 export type ThreadForkResponse = ThreadSessionResponse;
 export type ThreadReadResponse = ThreadResponse;
 export type ThreadArchiveParams = ThreadIdParams;
@@ -2595,6 +2656,8 @@ export interface ProtocolTypes {
   ModelProviderConfigWriteResponse: ModelProviderConfigWriteResponse;
   ModelProviderListResponse: ModelProviderListResponse;
   ModelProviderSummary: ModelProviderSummary;
+  ModelServiceTier: ModelServiceTier;
+  ModelUpgradeInfo: ModelUpgradeInfo;
   ProviderSettings: ProviderSettings;
   ReasoningEffortOption: ReasoningEffortOption;
   ConfigWarningNotification: ConfigWarningNotification;
@@ -2646,6 +2709,7 @@ export interface ProtocolTypes {
   SkillsExtraRootsSetParams: SkillsExtraRootsSetParams;
   SkillsListParams: SkillsListParams;
   SkillsListResponse: SkillsListResponse;
+  CollaborationMode: CollaborationMode;
   GitInfo: GitInfo;
   SessionSource: SessionSource;
   Thread: Thread;
@@ -2677,7 +2741,9 @@ export interface ProtocolTypes {
   ThreadReadStateUpdateParams: ThreadReadStateUpdateParams;
   ThreadReadStateUpdateResponse: ThreadReadStateUpdateResponse;
   ThreadResponse: ThreadResponse;
+  ThreadResumeInitialTurnsPageParams: ThreadResumeInitialTurnsPageParams;
   ThreadResumeParams: ThreadResumeParams;
+  ThreadResumeResponse: ThreadResumeResponse;
   ThreadRevertParams: ThreadRevertParams;
   ThreadRevertResponse: ThreadRevertResponse;
   ThreadSectionChangedNotification: ThreadSectionChangedNotification;
@@ -2696,6 +2762,7 @@ export interface ProtocolTypes {
   ThreadTurnsListParams: ThreadTurnsListParams;
   ThreadTurnsListResponse: ThreadTurnsListResponse;
   ThreadUnsubscribeResponse: ThreadUnsubscribeResponse;
+  TurnsPage: TurnsPage;
   CodexErrorInfo: CodexErrorInfo;
   ThreadTokenUsage: ThreadTokenUsage;
   TokenUsageBreakdown: TokenUsageBreakdown;
@@ -2723,7 +2790,6 @@ export interface ProtocolTypes {
   ExternalAgentConfigImportHistoriesReadParams: ExternalAgentConfigImportHistoriesReadParams;
   Initialized: Initialized;
   ThreadStartResponse: ThreadStartResponse;
-  ThreadResumeResponse: ThreadResumeResponse;
   ThreadForkResponse: ThreadForkResponse;
   ThreadReadResponse: ThreadReadResponse;
   ThreadArchiveParams: ThreadArchiveParams;

@@ -13,6 +13,9 @@ import type { Clock } from "../runtime/clock.js";
 import { OpenItems } from "./openItems.js";
 import type { ThreadRecord } from "./records.js";
 
+/** A turn kind that takes no steered input, as Codex names it in `activeTurnNotSteerable`. */
+export type NonSteerableTurnKind = "review" | "compact";
+
 /** What an active turn needs from its thread: a way to notify subscribers and to store records. */
 export interface TurnHost {
   notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
@@ -57,9 +60,13 @@ const ABORTED_NOTE =
 export class ActiveTurn {
   readonly controller = new AbortController();
   private readonly queue: PendingInput[] = [];
+  /** Aborted while the queue holds non-empty input (see {@link arrivals}). */
+  private arrival = new AbortController();
   private readonly open = new OpenItems();
   private lastAgentMessage: ThreadItem | null = null;
   private closed = false;
+  /** Why steering is refused while the turn runs: a review or a compaction takes no input. */
+  private notSteerableKind: NonSteerableTurnKind | null = null;
   private ended = false;
   private readonly requests = new Map<number, PendingRequest>();
   /** Tokens the turn's model calls used so far (what a thread goal is charged). */
@@ -79,21 +86,39 @@ export class ActiveTurn {
     return this.ended;
   }
 
-  /** Queues input for the next model call; false when the turn takes no more input. */
+  /** Whether input queued now would enter the turn. */
+  get acceptsInput(): boolean {
+    return !this.closed && !this.ended;
+  }
+
+  /** The kind of turn that refuses steering (review, compact), or null. */
+  get notSteerable(): NonSteerableTurnKind | null {
+    return this.notSteerableKind;
+  }
+
+  /** Queues input for the next model call (non-empty input cuts the one in flight); false when the turn takes no more input. */
   enqueue(input: PendingInput): boolean {
-    if (this.closed || this.ended) return false;
+    if (!this.acceptsInput) return false;
     this.queue.push(input);
+    if (input.content.length > 0) this.arrival.abort();
     return true;
   }
 
-  /** Takes no more input: the turn is being interrupted. */
-  closeInput(): void {
+  /** Takes no more input: the turn is being interrupted, or is a kind (`notSteerable`) that never takes any. */
+  closeInput(notSteerable?: NonSteerableTurnKind): void {
     this.closed = true;
+    if (notSteerable) this.notSteerableKind = notSteerable;
   }
 
   /** Input queued since the last call. */
   take(): PendingInput[] {
+    if (this.arrival.signal.aborted) this.arrival = new AbortController();
     return this.queue.splice(0);
+  }
+
+  /** Aborts once non-empty input is queued, until the next take. */
+  arrivals(): AbortSignal {
+    return this.arrival.signal;
   }
 
   /** Input queued since the last call; if there is none, the turn stops taking input. */
@@ -118,12 +143,16 @@ export class ActiveTurn {
         this.host.notify("item/started", { threadId: this.threadId, turnId: this.id, item, startedAtMs });
         return;
       }
+      case "dropOpenItems":
+        // Never completed, stored or replayed: Codex sends no `item/completed` for them either.
+        for (const id of event.ids) this.open.delete(id);
+        return;
       default:
         return this.store(event);
     }
   };
 
-  private async store(event: Exclude<TurnEvent, { type: "notify" | "itemStarted" }>): Promise<void> {
+  private async store(event: Exclude<TurnEvent, { type: "notify" | "itemStarted" | "dropOpenItems" }>): Promise<void> {
     switch (event.type) {
       case "itemCompleted":
         await this.complete(event.item);

@@ -28,7 +28,8 @@ import {
 } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { Config } from "../config/schema.js";
-import { invalidRequest } from "../protocol/errors.js";
+import { invalidRequest, rpcError } from "../protocol/errors.js";
+import { ErrorCode } from "../protocol/jsonrpc.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { ReviewStartParams } from "../protocol/reviewMethods.js";
 import type { Thread, ThreadStatus } from "../protocol/thread.js";
@@ -137,12 +138,14 @@ export class LoadedThread<S> {
 
   /**
    * `turn/start`: stores the turn's start and returns it in progress; it runs once the response is
-   * out. With a turn already running, the input is steered into it and that turn is returned, as
-   * Codex does.
+   * out. With a turn already running, the input is steered into it (cutting its model call in
+   * flight) and that turn is returned, as Codex does.
    */
   async startTurn(params: TurnStartParams): Promise<Outcome<{ turn: Turn }>> {
     const pending = this.pendingInput(params);
     const running = this.active;
+    // Codex refuses to steer nothing into a running turn, with its core error's name.
+    if (running?.acceptsInput && pending.content.length === 0) throw rpcError(ErrorCode.InternalError, "failed to submit turn input: EmptyInput");
     if (running?.enqueue(pending)) return { result: { turn: inProgressTurn(running.id) } };
     await this.ending;
     checkGoalAllowsTurn(this.history.goal);
@@ -163,7 +166,7 @@ export class LoadedThread<S> {
     await this.ending;
     if (this.active) throw invalidRequest(`thread ${this.id} is running a turn; compact it once the turn ends`);
     const turn = await this.beginTurn();
-    turn.closeInput();
+    turn.closeInput("compact");
     return { result: {}, after: () => this.announceAndRun(turn, null, { kind: "compact" }) };
   }
 
@@ -195,7 +198,7 @@ export class LoadedThread<S> {
       throw error;
     }
     const turn = await this.beginTurn();
-    turn.closeInput();
+    turn.closeInput("review");
     const message: ThreadItem = { type: "userMessage", id: turn.id, clientId: null, content: [{ type: "text", text: review.label, text_elements: [] }] };
     return {
       result: { turn: { ...inProgressTurn(turn.id), items: [message] }, reviewThreadId: this.id },
@@ -203,12 +206,19 @@ export class LoadedThread<S> {
     };
   }
 
-  /** `turn/steer`: queues input for the running turn's next model call. */
+  /** `turn/steer`: queues input for the running turn, cutting its model call in flight; Codex's checks in Codex's order. */
   steer(params: TurnSteerParams): { turnId: string } {
+    if (params.input.length === 0) throw invalidRequest("input must not be empty");
     const turn = this.active;
     if (!turn) throw invalidRequest("no active turn to steer");
     if (turn.id !== params.expectedTurnId) {
       throw invalidRequest(`expected active turn id \`${params.expectedTurnId}\` but found \`${turn.id}\``);
+    }
+    const kind = turn.notSteerable;
+    if (kind) {
+      const message = `cannot steer a ${kind} turn`;
+      // The data is the TurnError Codex serializes (`activeTurnNotSteerable` is in its CodexErrorInfo).
+      throw invalidRequest(message, { message, codexErrorInfo: { activeTurnNotSteerable: { turnKind: kind } }, additionalDetails: null });
     }
     if (!turn.enqueue(this.pendingInput(params))) throw invalidRequest("no active turn to steer");
     return { turnId: turn.id };

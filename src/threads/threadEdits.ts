@@ -6,6 +6,7 @@ import type { ConversationItem } from "../agent/index.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { setGoal } from "./goals.js";
+import { historyHeads, type HistoryHeads } from "./historyPaging.js";
 import { listThreads, type ThreadPage } from "./listing.js";
 import type { LoadedThread } from "./loadedThread.js";
 import type { ThreadRecord } from "./records.js";
@@ -98,14 +99,15 @@ export class ThreadEdits<S> {
    * `thread/revert`: the history from turn `beforeTurnId` on is gone (turns, items and what the
    * model sees); files the turns changed are not touched. Not while a turn runs.
    */
-  async revert(threadId: string, beforeTurnId: string, requester: S): Promise<{ thread: Thread; itemsBackwardsCursor: null; turnsBackwardsCursor: null }> {
+  async revert(threadId: string, beforeTurnId: string, requester: S): Promise<{ thread: Thread } & HistoryHeads> {
     if (this.registry.find(threadId)?.running) throw invalidRequest(`thread ${threadId} is running a turn; revert it once the turn ends`);
     const history = await this.registry.history(threadId, noRolloutFound);
     const problem = history.revertProblem(beforeTurnId);
     if (problem) throw invalidRequest(problem);
+    const kept = history.turns.slice(0, history.turns.findIndex((turn) => turn.id === beforeTurnId));
     await this.registry.appendTo(threadId, { type: "reverted", at: this.options.clock.nowMs(), beforeTurnId }, requester);
     // Clients page the history that is left themselves (thread/turns/list, thread/items/list), from the newest.
-    return { thread: await this.read(threadId, false), itemsBackwardsCursor: null, turnsBackwardsCursor: null };
+    return { thread: await this.read(threadId, false), ...historyHeads(threadId, kept) };
   }
 
   /** `thread/inject_items`: raw Responses items appended to what the model sees, from the next model call on. */

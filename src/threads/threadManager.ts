@@ -9,6 +9,7 @@ import type { ThreadReadState } from "../protocol/thread.js";
 import type {
   ThreadForkParams,
   ThreadResumeParams,
+  ThreadResumeResponse,
   ThreadSessionResponse,
   ThreadStartParams,
   ThreadTurnsListParams,
@@ -18,7 +19,8 @@ import { SERVER_VERSION } from "../runtime/version.js";
 import { describeStorageFault } from "../runtime/systemErrors.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { LoadedThread, type ThreadServices } from "./loadedThread.js";
-import { offsetPage, turnsPage } from "./paging.js";
+import { turnsPage, type HistoryPage } from "./historyPaging.js";
+import { offsetPage } from "./paging.js";
 import type { ThreadRecord } from "./records.js";
 import { ThreadEdits, type LoadedThreads } from "./threadEdits.js";
 import { ThreadAttachments } from "./threadAttachments.js";
@@ -26,6 +28,7 @@ import type { AttachmentStore } from "./attachmentStore.js";
 import type { Outcome } from "./threadEvents.js";
 import { ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";
+import { resumeResponse } from "./wireViews.js";
 
 /** What the ThreadManager needs: what its threads need, and how long an unwatched idle thread stays. */
 export interface ThreadManagerOptions<S> extends ThreadServices<S> {
@@ -88,7 +91,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   }
 
   /** `thread/resume`: loads a stored thread (or joins the loaded one), applies overrides, subscribes. */
-  async resume(params: ThreadResumeParams, subscriber: S): Promise<Outcome<ThreadSessionResponse>> {
+  async resume(params: ThreadResumeParams, subscriber: S): Promise<Outcome<ThreadResumeResponse>> {
     let thread = this.loaded.get(params.threadId);
     if (!thread) {
       const stored = await this.options.store.read(params.threadId);
@@ -108,7 +111,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     thread.subscribe(subscriber);
     const loaded = thread;
     return {
-      result: thread.sessionResponse(!params.excludeTurns, sources),
+      result: resumeResponse(thread.sessionResponse(!params.excludeTurns, sources), thread.history, params.initialTurnsPage),
       after: () => {
         this.warmUp.request();
         // The resuming client learns them from its response; the others from this.
@@ -154,7 +157,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   }
 
   /** `thread/turns/list`: a page of a thread's turns, newest first by default. */
-  async turns(params: ThreadTurnsListParams): Promise<{ data: Turn[]; nextCursor: string | null }> {
+  async turns(params: ThreadTurnsListParams): Promise<HistoryPage<Turn>> {
     const history = await this.history(params.threadId, threadNotFound);
     return turnsPage(history.turns, params);
   }

@@ -1,8 +1,11 @@
 import { ModelError, type TurnSettings } from "../agent/index.js";
 import type { ThreadSettingsView } from "../protocol/notifications.js";
-import type { ThreadStatus, Thread } from "../protocol/thread.js";
+import type { CollaborationMode, ThreadStatus, Thread } from "../protocol/thread.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
+import type { ThreadResumeParams, ThreadResumeResponse, ThreadSessionResponse } from "../protocol/threadMethods.js";
 import { describeStorageFault } from "../runtime/systemErrors.js";
+import { historyHeads, turnsPage } from "./historyPaging.js";
+import type { ThreadHistory } from "./threadHistory.js";
 import type { ThreadSummary } from "./threadStore.js";
 
 /** A turn as `turn/start` returns it: in progress, nothing loaded yet. */
@@ -63,6 +66,32 @@ export function storedThread(
   };
 }
 
+/** The collaboration mode a thread's turns run in: always the default mode, with the thread's model and effort. */
+function collaborationModeView(settings: TurnSettings): CollaborationMode {
+  return { mode: "default", settings: { model: settings.model, reasoning_effort: settings.reasoningEffort ?? null, developer_instructions: settings.developerInstructions ?? null } };
+}
+
+/**
+ * `thread/resume`'s response: the session response with, in Codex's key order, the collaboration
+ * mode, the first page of turns `initialTurnsPage` asks for (null when not asked) and the cursors
+ * to page the history back from its newest end.
+ */
+export function resumeResponse(
+  session: ThreadSessionResponse,
+  history: ThreadHistory,
+  initialTurnsPage: ThreadResumeParams["initialTurnsPage"],
+): ThreadResumeResponse {
+  const { multiAgentMode, ...rest } = session;
+  const threadId = history.identity.id;
+  return {
+    ...rest,
+    collaborationMode: collaborationModeView(history.settings),
+    multiAgentMode,
+    initialTurnsPage: initialTurnsPage ? turnsPage(history.turns, { ...initialTurnsPage, threadId }) : null,
+    ...historyHeads(threadId, history.turns),
+  };
+}
+
 /** A thread's settings as `thread/settings/updated` carries them (Codex's ThreadSettings). */
 export function threadSettingsView(settings: TurnSettings): ThreadSettingsView {
   return {
@@ -75,7 +104,7 @@ export function threadSettingsView(settings: TurnSettings): ThreadSettingsView {
     effort: settings.reasoningEffort ?? null,
     summary: (settings.reasoningSummary as ThreadSettingsView["summary"]) ?? null,
     serviceTier: settings.serviceTier ?? null,
-    collaborationMode: { mode: "default", settings: { model: settings.model, reasoning_effort: settings.reasoningEffort ?? null, developer_instructions: settings.developerInstructions ?? null } },
+    collaborationMode: collaborationModeView(settings),
     activePermissionProfile: null,
     disabledPluginIds: [],
   };

@@ -3,12 +3,6 @@ import { optimalAlignment } from "./fuzzyOptimal.js";
 import { alignmentScore, Bonuses, type FuzzyMatch } from "./fuzzyScore.js";
 
 /**
- * Longest query accepted, in characters (code points). A query longer than any sensible file name
- * is a mistake or an attack; refusing it keeps every search's work small.
- */
-export const MAX_QUERY_CHARS = 256;
-
-/**
  * Dynamic-programming cells (atom length × span of the path the atom can match in) one candidate
  * may use for optimal alignments; past it an atom gets the better of two greedy alignments. The
  * budget covers everyday queries on everyday paths, and caps the work on the rest, as fzf falls
@@ -24,13 +18,6 @@ export interface FuzzyQuery {
   readonly alphabet: ReadonlySet<string>;
 }
 
-/** True when `query` has more than {@link MAX_QUERY_CHARS} characters; reads no further than that. */
-export function queryTooLong(query: string): boolean {
-  let count = 0;
-  for (const _char of query) if (++count > MAX_QUERY_CHARS) return true;
-  return false;
-}
-
 /** Splits `query` into atoms; case matters only when the query has an upper-case letter. */
 export function parseQuery(query: string): FuzzyQuery {
   const caseSensitive = query !== query.toLowerCase();
@@ -44,11 +31,13 @@ export function parseQuery(query: string): FuzzyQuery {
 /**
  * Matches every atom of `query` as a subsequence of `candidate` (a relative path) and scores it;
  * null when some atom does not match. Costs O(path + query × log path), plus at most
- * {@link MAX_ALIGNMENT_CELLS} cells of optimal alignment.
+ * {@link MAX_ALIGNMENT_CELLS} cells of optimal alignment; an atom longer than the path fails at
+ * once, so a query of any length costs at most its atom count per path.
  */
 export function fuzzyMatch(query: FuzzyQuery, candidate: string): FuzzyMatch | null {
   if (query.atoms.length === 0) return null;
   const original = Array.from(candidate);
+  for (const atom of query.atoms) if (atom.length > original.length) return null;
   const chars = query.caseSensitive ? original : original.map((char) => char.toLowerCase());
   const occurrences = indexOccurrences(chars, query.alphabet);
   // Every atom must match before any is scored: most candidates fail here, cheaply.

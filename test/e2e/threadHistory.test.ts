@@ -32,10 +32,12 @@ describe("thread history methods", () => {
     const rest = await list({ limit: 3, cursor: first.nextCursor });
     expect(rest.data.map((entry: any) => entry.item.text)).toEqual(["Second answer."]);
     expect(rest.nextCursor).toBeNull();
-    // Turning back from the first item of the last page gives what came before it, newest first.
+    // Turning back from the last page starts at its first item (included), then what came before it, newest first.
     const back = await list({ sortDirection: "desc", cursor: rest.backwardsCursor, limit: 2 });
-    expect(back.data.map((entry: any) => entry.item.type)).toEqual(["userMessage", "agentMessage"]);
-    expect(back.data[0].turnId).toBe(two.turnId);
+    expect(back.data.map((entry: any) => [entry.turnId, entry.item.type])).toEqual([
+      [two.turnId, "agentMessage"],
+      [two.turnId, "userMessage"],
+    ]);
 
     const newest = await list({ sortDirection: "desc", limit: 1 });
     expect(newest.data[0].item.text).toBe("Second answer.");
@@ -45,7 +47,7 @@ describe("thread history methods", () => {
     expect(afterAnchor.data.map((entry: any) => entry.item.type)).toEqual(["agentMessage"]);
 
     expect((await server.request("thread/items/list", { threadId, cursor: "bogus" })).error).toEqual({ code: -32600, message: "invalid cursor: bogus" });
-    expect((await server.request("thread/items/list", { threadId, turnId: "nope" })).error.message).toBe(`turn nope is not a turn of thread ${threadId}`);
+    expect(await list({ turnId: "nope" })).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
     const unknown = "01a00000-0000-7000-8000-000000000000";
     expect((await server.request("thread/items/list", { threadId: unknown })).error).toEqual({ code: -32600, message: `thread not found: ${unknown}` });
   });
@@ -58,9 +60,13 @@ describe("thread history methods", () => {
     const second = await runTurn(server, threadId, "Second question.");
     await runTurn(server, threadId, "Third question.");
     const reverted = await server.request("thread/revert", { threadId, beforeTurnId: second.turnId });
-    expect(reverted.result).toMatchObject({ thread: { id: threadId, turns: [] }, itemsBackwardsCursor: null, turnsBackwardsCursor: null });
-    const turns = (await server.request("thread/turns/list", { threadId })).result.data;
+    // The cursors name the newest turn and item left: the first turn and its answer.
+    expect(reverted.result).toMatchObject({ thread: { id: threadId, turns: [] } });
+    expect(Object.keys(reverted.result)).toEqual(["thread", "turnsBackwardsCursor", "itemsBackwardsCursor"]);
+    const turns = (await server.request("thread/turns/list", { threadId, cursor: reverted.result.turnsBackwardsCursor })).result.data;
     expect(turns.map((turn: any) => turn.id)).toEqual([first.turnId]);
+    const newestItem = (await server.request("thread/items/list", { threadId, cursor: reverted.result.itemsBackwardsCursor, sortDirection: "desc", limit: 1 })).result.data;
+    expect(newestItem.map((entry: any) => [entry.turnId, entry.item.text])).toEqual([[first.turnId, "One."]]);
     expect((await server.request("thread/items/list", { threadId })).result.data.map((entry: any) => entry.turnId)).toEqual([first.turnId, first.turnId]);
 
     const injected = await server.request("thread/inject_items", {

@@ -301,9 +301,10 @@ describe("turns", () => {
     expect(texts.some((text) => text.includes("<turn_aborted>"))).toBe(true);
   });
 
-  it("steers input into the running turn, and turn/start on a busy thread steers too", async () => {
+  it("steers input into the running turn, and turn/start on a busy thread steers too: each cuts the response in flight", async () => {
     const { server, mock } = await launch([
-      { deltaDelayMs: 50, items: [{ type: "message", repeat: 10, delta: "a" }] },
+      { deltaDelayMs: 100, items: [{ type: "message", repeat: 40, delta: "a" }] },
+      { deltaDelayMs: 100, items: [{ type: "message", repeat: 40, delta: "b" }] },
       { items: [{ type: "message", text: "Steered answer." }] },
     ]);
     const threadId = await startThread(server);
@@ -314,14 +315,20 @@ describe("turns", () => {
     expect(wrong.error).toMatchObject({ code: -32600, message: `expected active turn id \`bogus\` but found \`${turnId}\`` });
     const steer = await server.request("turn/steer", { threadId, expectedTurnId: turnId, input: [{ type: "text", text: "Also this." }] });
     expect(steer.result).toEqual({ turnId });
+    await server.waitFor((m) => m.method === "item/agentMessage/delta" && m.params.itemId === "msg_resp_2_0");
     const again = await server.request("turn/start", { threadId, input: [{ type: "text", text: "And that." }] });
-    expect(again.result.turn.id).toBe(turnId);
+    expect(again.result.turn).toMatchObject({ id: turnId, status: "inProgress", items: [], itemsView: "notLoaded", startedAt: null });
     const completed = await server.waitFor((m) => m.method === "turn/completed");
     expect(completed.params.turn.items[0].text).toBe("Steered answer.");
+    expect(server.messages.filter((m) => m.method === "turn/started")).toHaveLength(1);
     const users = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "userMessage");
     expect(users.map((m) => m.params.item.content[0].text)).toEqual(["Start.", "Also this.", "And that."]);
-    const last = (mock.requests[1]!.body.input as any[]).slice(-3).map((item) => item.content[0].text);
-    expect(last).toEqual(["aaaaaaaaaa", "Also this.", "And that."]);
+    // The cut answers never complete and never reach the model again (Codex drops them too).
+    const answers = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "agentMessage");
+    expect(answers.map((m) => m.params.item.id)).toEqual(["msg_resp_3_0"]);
+    const texts = (index: number) => (mock.requests[index]!.body.input as any[]).map((item) => item.content?.[0]?.text ?? item.type);
+    expect(texts(1).slice(-2)).toEqual(["Start.", "Also this."]);
+    expect(texts(2).slice(-3)).toEqual(["Start.", "Also this.", "And that."]);
     const idle = await server.request("turn/steer", { threadId, expectedTurnId: turnId, input: [{ type: "text", text: "late" }] });
     expect(idle.error).toMatchObject({ code: -32600, message: "no active turn to steer" });
   });

@@ -49,4 +49,19 @@ describe("the login profile", () => {
     expect(server.stderr).toContain("The login profile is slow");
     expect(server.messages.filter((m) => m.method === "configWarning" && m.params.summary === "The login profile is slow")).toHaveLength(1);
   });
+
+  it("under --deterministic, a slow profile changes nothing a client sees: golden transcripts hold on a loaded machine", async () => {
+    const userHome = tempDir("aas-profile-home-");
+    writeFileSync(path.join(userHome, ".bash_profile"), "sleep 2.5\n");
+    const cwd = tempDir("aas-profile-ws-");
+    const { server } = await launch(
+      [{ items: [{ type: "exec", cmd: `echo done > ${path.join(cwd, "out.txt")}`, callId: "c1", yield_time_ms: 500 }] }, { items: [{ type: "message", text: "ok" }] }],
+      { sandbox: "danger-full-access", env: { HOME: userHome }, args: ["--deterministic"] },
+    );
+    const threadId = await startThread(server, { cwd });
+    const started = await server.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] });
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === started.result.turn.id);
+    expect(await eventually(() => existsSync(path.join(cwd, "out.txt")))).toBe(true);
+    expect(server.messages.filter((m) => m.method === "configWarning")).toEqual([]);
+  });
 });

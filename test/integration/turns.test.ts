@@ -107,3 +107,34 @@ describe("turn invariants", () => {
     expect(late).toHaveLength(1);
   });
 });
+
+describe("steering", () => {
+  it("input steered while a tool runs waits for it: the tool's output, then the userMessage, then the next model call", async () => {
+    let release!: () => void;
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
+    const slow: Tool = {
+      spec: { kind: "function", name: "slow", description: "returns when released", parameters: { type: "object", properties: {} } },
+      run: () => {
+        entered();
+        return new Promise<string>((resolve) => (release = () => resolve("tool done")));
+      },
+    };
+    const { log, request, mock } = await serve([callTo("slow"), { items: [{ type: "message", text: "Both done." }] }], [slow]);
+    const threadId = (await request("thread/start", {})).result.thread.id;
+    const turn = await request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const turnId = turn.result.turn.id;
+    await running;
+    const steer = await request("turn/steer", { threadId, expectedTurnId: turnId, input: [{ type: "text", text: "Then this." }] });
+    expect(steer.result).toEqual({ turnId });
+    // The tool is not cut: the steered input waits until it returns.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(log.messages.some((m) => m.method === "item/started" && m.params.item.type === "userMessage" && m.params.item.content[0].text === "Then this.")).toBe(false);
+    expect(mock.requests).toHaveLength(1);
+    release();
+    const completed = await log.waitFor((m) => m.method === "turn/completed");
+    expect(completed.params.turn).toMatchObject({ status: "completed", items: [expect.objectContaining({ text: "Both done." })] });
+    const input = mock.requests[1]!.body.input as any[];
+    expect(input.slice(-4).map((item) => item.type === "message" ? item.content[0].text : item.type)).toEqual(["Go.", "function_call", "function_call_output", "Then this."]);
+  });
+});

@@ -83,6 +83,8 @@ export class LoginShell {
     private readonly sandbox: CommandSandbox,
     /** Told when the profile is slow or fails: a log line, and a `configWarning` to clients once. */
     private readonly warn: (summary: string, details: string) => void = () => undefined,
+    /** `warnWhenSlow: false`: no warning for a slow profile (deterministic transcripts, whatever the machine's load). */
+    private readonly options: { readonly warnWhenSlow: boolean } = { warnWhenSlow: true },
     serverEnv: NodeJS.ProcessEnv = process.env,
   ) {
     this.shell = userBash(serverEnv);
@@ -149,7 +151,7 @@ export class LoginShell {
           "The login profile failed, so commands run `bash -lc` themselves",
           `${profile} exited with ${exit === null ? "no status (it was stopped)" : `status ${exit}`} after ${seconds} s when run by \`${this.shell} -lc\`; each command then runs it again.`,
         );
-      } else if (Date.now() - started > SLOW_PROFILE_MS) {
+      } else if (this.options.warnWhenSlow && Date.now() - started > SLOW_PROFILE_MS) {
         this.warn("The login profile is slow", `${profile} took ${seconds} s to run; each thread's first command waited for it (at most ${CAPTURE_WAIT_MS / 1000} s).`);
       }
       const output = exit === 0 && !this.closed ? readFileSync(outputFile, "utf8") : null;

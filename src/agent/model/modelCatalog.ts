@@ -46,18 +46,28 @@ export async function listModels(config: Config, providerId: string, defaultMode
     const isDefault = model.id === defaultModel;
     const name = model.displayName ?? displayName(model.id);
     const about = isDefault ? `${name} (configured)` : (model.description ?? `${name} from ${provider?.name ?? providerId}`);
+    // Every field Codex sends, in its order: what a provider does not say is null or empty, as
+    // Codex's catalogue has it for a model without that metadata.
     return {
       id: model.id,
       model: model.id,
+      upgrade: null,
+      upgradeInfo: null,
+      availabilityNux: null,
       displayName: name,
       description: model.contextWindow ? `${sentence(about)} Context window: ${tokens(model.contextWindow)} tokens.` : about,
+      modelSpecialty: null,
       hidden: model.hidden && !isDefault,
-      isDefault,
       supportedReasoningEfforts: [...efforts],
       defaultReasoningEffort: effort,
       inputModalities: [...(model.inputModalities ?? ["text", "image"])],
       supportsPersonality: false,
-      upgrade: null,
+      multiAgentVersion: null,
+      additionalSpeedTiers: [],
+      serviceTiers: [],
+      defaultServiceTier: null,
+      availableAccessPrograms: null,
+      isDefault,
     };
   });
 }

@@ -1,10 +1,10 @@
 import type { FileHandle } from "node:fs/promises";
-import { invalidParam, invalidRequest } from "../../protocol/errors.js";
+import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestResult } from "../../protocol/methods.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError } from "../../workspace/confinedFs.js";
 import { compareMatches, searchFiles } from "../../workspace/fileSearch.js";
-import { MAX_QUERY_CHARS, parseQuery, queryTooLong } from "../../workspace/fuzzyMatch.js";
+import { parseQuery } from "../../workspace/fuzzyMatch.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { FileSearches } from "../fileSearches.js";
 import { reportingFsErrors } from "./fsFailure.js";
@@ -16,8 +16,8 @@ type SearchResult = ClientRequestResult<"fuzzyFileSearch">;
 
 /**
  * `fuzzyFileSearch`: files and directories under the given roots (each inside the allowed roots)
- * whose relative path contains the query as a subsequence, best first. A query longer than
- * {@link MAX_QUERY_CHARS} characters is refused with -32602. A search that a newer one with the
+ * whose relative path contains the query as a subsequence, best first; a query of any length is
+ * accepted, as Codex accepts it (an atom longer than a path fails on it at once). A search that a newer one with the
  * same `cancellationToken` (from the same connection) replaces, or whose connection closes,
  * answers `{files: []}`.
  */
@@ -25,9 +25,6 @@ export function fileSearchHandlers(roots: () => AllowedRoots): Pick<HandlerTable
   const searches = new FileSearches();
   return {
     fuzzyFileSearch: async (params, { connection }) => {
-      if (queryTooLong(params.query)) {
-        throw invalidParam("fuzzyFileSearch", "query", `longer than the limit of ${MAX_QUERY_CHARS} characters`, { maxQueryChars: MAX_QUERY_CHARS });
-      }
       // Before any await, so a newer search arriving right after cancels this one.
       const search = searches.begin(connection, params.cancellationToken ?? undefined);
       try {

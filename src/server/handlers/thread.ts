@@ -4,7 +4,8 @@ import { GuardianAssessmentEvent } from "../../protocol/autoReview.js";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestMethod } from "../../protocol/methods.js";
 import { threadNotFound } from "../../threads/errors.js";
-import { itemsPage, offsetPage } from "../../threads/paging.js";
+import { itemsPage } from "../../threads/historyPaging.js";
+import { offsetPage } from "../../threads/paging.js";
 import type { ThreadManager } from "../../threads/threadManager.js";
 import type { ClientConnection } from "../connection.js";
 import type { HandlerTable } from "../dispatcher.js";
@@ -24,6 +25,7 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     },
     "thread/resume": async (params, context) => {
       requireExperimentalApi(context, "thread/resume.permissions", params.permissions);
+      requireExperimentalApi(context, "thread/resume.initialTurnsPage", params.initialTurnsPage);
       return respond(context, await threads.resume(params, context.connection));
     },
     "thread/fork": async (params, context) => {
