@@ -42,6 +42,19 @@ function providerArgs(url: string): string[] {
   return ["-c", `model_provider="mock"`, "-c", `model_providers.mock={base_url="${url}",request_max_retries=0,stream_max_retries=0}`];
 }
 
+/** A client of createAppServer over in-memory streams, its provider the mock at `url`; both closed after the test. */
+async function inProcessClient(url: string): Promise<AppServerClient> {
+  const server = await createAppServer({
+    home: tempDir(),
+    logger: memoryLogger().logger,
+    config: { model_provider: "mock", model_providers: { mock: { base_url: url, request_max_retries: 0, stream_max_retries: 0 } } },
+  });
+  cleanups.push(() => server.shutdown());
+  const client = await AppServerClient.inProcess(server);
+  cleanups.push(() => client.close());
+  return client;
+}
+
 describe("AppServerClient against a spawned server", () => {
   it("runs a text turn and collects its text", async () => {
     const mock = await mockWith([{ items: [{ type: "message", deltas: ["Hello ", "there."] }] }]);
@@ -98,14 +111,7 @@ describe("AppServerClient against a spawned server", () => {
 describe("AppServerClient in-process", () => {
   it("talks to createAppServer over in-memory streams, with the same dispatch as stdio", async () => {
     const mock = await mockWith([{ items: [{ type: "message", text: "in process" }] }]);
-    const server = await createAppServer({
-      home: tempDir(),
-      logger: memoryLogger().logger,
-      config: { model_provider: "mock", model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } } },
-    });
-    cleanups.push(() => server.shutdown());
-    const client = await AppServerClient.inProcess(server);
-    cleanups.push(() => client.close());
+    const client = await inProcessClient(mock.url);
     const { thread } = await client.startThread({});
     expect(await AppServerClient.collectText(client.runTurn(thread.id, "Hi"))).toBe("in process");
     const unknown = await client.request("thread/read", { threadId: "nope" }).catch((error: AppServerError) => error);
@@ -115,14 +121,7 @@ describe("AppServerClient in-process", () => {
   it("rejects text() of a turn that failed with the turn and its error, not an empty answer", async () => {
     // The provider is down (as in docs/embedding.md's in-process example): the turn fails.
     const mock = await mockWith([{ httpStatus: 500, errorBody: { error: { message: "the provider is down" } } }]);
-    const server = await createAppServer({
-      home: tempDir(),
-      logger: memoryLogger().logger,
-      config: { model_provider: "mock", model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } } },
-    });
-    cleanups.push(() => server.shutdown());
-    const client = await AppServerClient.inProcess(server);
-    cleanups.push(() => client.close());
+    const client = await inProcessClient(mock.url);
     const { thread } = await client.startThread({});
     const turn = client.runTurn(thread.id, "Hi");
     const failure = await turn.text().catch((error: unknown) => error);
