@@ -17,3 +17,19 @@ export class TimeSlice {
     this.startedAt = performance.now();
   }
 }
+
+/** Work that yields between units, so a driver can share the event loop; it returns its result. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps`, pausing between units as `slice` says; undefined once `signal` is aborted. */
+export async function runSliced<T>(steps: Steps<T>, slice: TimeSlice, signal: AbortSignal): Promise<T | undefined> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await slice.pause();
+    if (signal.aborted) {
+      steps.return(undefined as T);
+      return undefined;
+    }
+  }
+}

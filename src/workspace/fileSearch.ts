@@ -1,7 +1,8 @@
 import { opendir, type FileHandle } from "node:fs/promises";
-import { TimeSlice } from "../runtime/timeSlice.js";
+import { runSliced, TimeSlice } from "../runtime/timeSlice.js";
 import { openChildDirectory } from "./fdWalk.js";
-import { fuzzyMatch, type FuzzyQuery } from "./fuzzyMatch.js";
+import { fuzzyMatchSteps } from "./fuzzyMatch.js";
+import type { FuzzyQuery } from "./fuzzyQuery.js";
 
 /** A file or directory that matched, with its path relative to the searched root ("/"-separated). */
 export interface FileSearchMatch {
@@ -26,7 +27,8 @@ export const SEARCH_SLICE_MS = 10;
  * then by path. Each directory is opened relative to its parent without following symlinks, so
  * the walk stays inside `root` (even if a directory is swapped for a symlink meanwhile) and
  * cannot loop; symlinks are matched but never entered. Matching shares the event loop in slices
- * of {@link SEARCH_SLICE_MS}, and stops early, with what it has, once `signal` is aborted.
+ * of {@link SEARCH_SLICE_MS}, even within one path, and stops early, with what it has, once
+ * `signal` is aborted.
  */
 export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
   const matches: FileSearchMatch[] = [];
@@ -47,7 +49,7 @@ export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: nu
         if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
         const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
         if (isDirectory) subdirectories.push(entry.name);
-        const match = fuzzyMatch(query, relative);
+        const match = await runSliced(fuzzyMatchSteps(query, relative), slice, signal);
         if (!match) continue;
         matches.push({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
         // Keep memory bounded on broad queries: trim to the best `limit` now and then.

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_QUERY_WORDS } from "../../src/workspace/fuzzyQuery.js";
 import { ServerProcess } from "../support/serverProcess.js";
 
 /**
@@ -82,6 +83,22 @@ describe("fuzzyFileSearch under pathological queries", () => {
     // Many short atoms cost their count per path, and still answer.
     const atoms = await server.request("fuzzyFileSearch", { query: "a ".repeat(1_000), roots: [workspace] });
     expect(atoms.result.files).toHaveLength(50);
+  });
+
+  it("serves other requests while it reads a query of millions of words, and refuses too many distinct ones", async () => {
+    const server = await serve();
+    // 8 MB of one repeated word: parsed in slices and matched once, not four million times per path.
+    const repeated = search("repeated", "a ".repeat(4_000_000));
+    server.sendRaw(`${JSON.stringify(repeated)}\n${JSON.stringify({ id: "loaded", method: "thread/loaded/list", params: {} })}\n`);
+    const [found] = await Promise.all([
+      server.waitFor((m) => m.id === "repeated", "the repeated-word search"),
+      server.waitFor((m) => m.id === "loaded", "thread/loaded/list"),
+    ]);
+    expect(found.result.files).toHaveLength(50);
+    expect(responseIndex(server, "loaded")).toBeLessThan(responseIndex(server, "repeated"));
+    const distinct = Array.from({ length: MAX_QUERY_WORDS + 1 }, (_, i) => `a${i}`).join(" ");
+    const refused = await server.request("fuzzyFileSearch", { query: distinct, roots: [workspace] });
+    expect(refused.error).toMatchObject({ code: -32602, message: expect.stringContaining(`more than ${MAX_QUERY_WORDS} distinct words`) });
   });
 
   it("finishes four max-length searches running at once", async () => {

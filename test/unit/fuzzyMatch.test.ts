@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fuzzyMatch, MAX_ALIGNMENT_CELLS, parseQuery } from "../../src/workspace/fuzzyMatch.js";
+import { fuzzyMatchSteps, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
+import { MAX_QUERY_WORDS, parseQuerySteps } from "../../src/workspace/fuzzyQuery.js";
+import { fuzzyMatch, parseQuery } from "../support/fuzzy.js";
 
 /** A long query: Codex answers 300 characters. */
 const LONG_QUERY_CHARS = 300;
@@ -60,5 +62,35 @@ describe("fuzzyMatch", () => {
     expect(fuzzyMatch(parseQuery("a".repeat(1_000_000)), "a".repeat(100))).toBeNull();
     expect(fuzzyMatch(parseQuery("😀".repeat(3)), "😀😀😀")?.indices).toEqual([0, 1, 2]);
     expect(fuzzyMatch(parseQuery("😀".repeat(4)), "😀😀😀")).toBeNull();
+  });
+
+  it("matches a repeated word once and scores it per repeat, as separate atoms would be", () => {
+    const [once, thrice] = [match("main", "src/main.ts")!, match("main main  main", "src/main.ts")!];
+    expect(thrice.indices).toEqual(once.indices);
+    expect(thrice.score).toBe(3 * once.score);
+    expect(parseQuery("a ".repeat(100_000)).atoms).toHaveLength(1);
+  });
+
+  it("shares the event loop within one path: a query of many words yields as it matches", () => {
+    // 400 distinct words, each matching the path.
+    const words = Array.from({ length: 400 }, (_, i) => `${"b".repeat(i % 20)}a${"b".repeat(Math.floor(i / 20))}`);
+    const steps = fuzzyMatchSteps(parseQuery(words.join(" ")), `${"b".repeat(20)}a${"b".repeat(20)}`);
+    expect(steps.next().done).toBe(false);
+  });
+
+  it("stops parsing at the first word past the limit, however long the query", () => {
+    const words = Array.from({ length: MAX_QUERY_WORDS + 1 }, (_, i) => `w${i}`).join(" ");
+    const steps = parseQuerySteps(`${words} ${"x ".repeat(1_000_000)}`);
+    let result;
+    let yields = 0;
+    for (let step = steps.next(); ; step = steps.next(), yields++) {
+      if (step.done) {
+        result = step.value;
+        break;
+      }
+    }
+    expect(result).toEqual({ tooManyWords: true });
+    expect(yields).toBeLessThan(10);
+    expect(parseQuery(words.split(" ").slice(0, MAX_QUERY_WORDS).join(" ")).atoms).toHaveLength(MAX_QUERY_WORDS);
   });
 });

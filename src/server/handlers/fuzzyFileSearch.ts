@@ -1,10 +1,11 @@
 import type { FileHandle } from "node:fs/promises";
-import { invalidRequest } from "../../protocol/errors.js";
+import { invalidParam, invalidRequest } from "../../protocol/errors.js";
 import type { ClientRequestResult } from "../../protocol/methods.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError } from "../../workspace/confinedFs.js";
-import { compareMatches, searchFiles } from "../../workspace/fileSearch.js";
-import { parseQuery } from "../../workspace/fuzzyMatch.js";
+import { runSliced, TimeSlice } from "../../runtime/timeSlice.js";
+import { compareMatches, SEARCH_SLICE_MS, searchFiles } from "../../workspace/fileSearch.js";
+import { MAX_QUERY_WORDS, parseQuerySteps } from "../../workspace/fuzzyQuery.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { FileSearches } from "../fileSearches.js";
 import { reportingFsErrors } from "./fsFailure.js";
@@ -17,7 +18,8 @@ type SearchResult = ClientRequestResult<"fuzzyFileSearch">;
 /**
  * `fuzzyFileSearch`: files and directories under the given roots (each inside the allowed roots)
  * whose relative path contains the query as a subsequence, best first; a query of any length is
- * accepted, as Codex accepts it (an atom longer than a path fails on it at once). A search that a newer one with the
+ * accepted, as Codex accepts it (an atom longer than a path fails on it at once), with at most
+ * {@link MAX_QUERY_WORDS} distinct words. A search that a newer one with the
  * same `cancellationToken` (from the same connection) replaces, or whose connection closes,
  * answers `{files: []}`.
  */
@@ -28,7 +30,12 @@ export function fileSearchHandlers(roots: () => AllowedRoots): Pick<HandlerTable
       // Before any await, so a newer search arriving right after cancels this one.
       const search = searches.begin(connection, params.cancellationToken ?? undefined);
       try {
-        const query = parseQuery(params.query);
+        // Parsed in slices too: a query may be megabytes, and repeats of a word cost one word.
+        const query = await runSliced(parseQuerySteps(params.query), new TimeSlice(SEARCH_SLICE_MS), search.signal);
+        if (!query) return { files: [] };
+        if ("tooManyWords" in query) {
+          throw invalidParam("fuzzyFileSearch", "query", `has more than ${MAX_QUERY_WORDS} distinct words`);
+        }
         const searchRoots = await Promise.allSettled(params.roots.map(async (root) => ({ root, handle: await searchRoot(roots(), root) })));
         try {
           const refused = searchRoots.find((opened) => opened.status === "rejected");
