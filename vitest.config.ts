@@ -9,9 +9,11 @@ export default defineConfig({
     globalSetup: ["test/support/referenceSchemaSetup.ts", "test/support/skipSummary.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // One test file per core: each end-to-end test runs servers, model mocks, shells and MCP servers
-    // of its own, and more files at once on a 2-core machine starve them past their timeouts.
-    maxWorkers: 2,
+    // Three test files at once on a 2-core machine: end-to-end tests spend much of their time
+    // waiting on servers, model mocks and shells, so a third file fills the cores. `npm test` took
+    // 98–110 s idle against 123–131 s with two, and passed under `npm run test:load`; more files at
+    // once starved waits past their timeouts.
+    maxWorkers: 3,
     // Test files share their worker's modules: a fresh module graph per file (ajv's compiled
     // reference schema, the protocol's zod schemas) cost about a fifth of the suite's time. Shared
     // test modules register their clean-ups through test/support/afterEachTest.ts, and no test
