@@ -1,4 +1,5 @@
 import type { ApprovalRule } from "../config/schema.js";
+import { isKnownSafeCommand } from "./safety/knownSafe.js";
 import type { ParsedScript } from "./safety/shellTypes.js";
 
 /**
@@ -34,8 +35,13 @@ export class ApprovalMemory {
   }
 }
 
-/** The prefix to offer for "don't ask again": the words of a script that is one plain simple command, else the whole argv. */
+/**
+ * The prefix to offer for "don't ask again", as Codex picks it: of a plain script, the words of its
+ * first command that is not known-safe (the one that needs the yes; the others then run unasked,
+ * see {@link commandVerdict}); else the whole argv.
+ */
 export function proposedPrefix(argv: readonly string[], parsed: ParsedScript): string[] {
-  const only = parsed.plain?.length === 1 ? parsed.plain[0]! : null;
-  return only && only.length > 0 ? [...only] : [...argv];
+  const commands = (parsed.plain ?? []).filter((words) => words.length > 0);
+  const first = commands.find((words) => !isKnownSafeCommand(words)) ?? commands[0];
+  return first ? [...first] : [...argv];
 }

@@ -11,6 +11,11 @@ export type ApprovalRequest =
       readonly reason: string | null;
       /** The argv prefix a client could allow from now on. */
       readonly proposedAmendment: readonly string[] | null;
+      /**
+       * Starts the command's item. An asker calls it before it asks: a client asker once the thread
+       * says it waits on approval, so the client sees Codex's order (status, `item/started`, request).
+       */
+      readonly announce: () => Promise<void>;
     }
   | {
       readonly kind: "fileChange";

@@ -201,6 +201,9 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
         contextTokens = usage.totalTokens;
         await job.emit({ type: "usage", usage });
       }
+      // As Codex: once a response is done, the turn's diff so far again, if it changed any file.
+      const diff = await toolContext.diff.render();
+      if (diff) await job.emit({ type: "notify", method: "turn/diff/updated", params: { threadId: job.threadId, turnId: job.turnId, diff } });
       inputs = calls.length > 0 ? job.input.take() : job.input.takeOrClose();
       if (calls.length === 0 && inputs.length === 0) break;
     }

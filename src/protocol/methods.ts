@@ -179,6 +179,7 @@ import {
 import { TurnInterruptParams, TurnStartParams, TurnStartResponse, TurnSteerParams, TurnSteerResponse } from "./turnMethods.js";
 import {
   ConfigWarningNotification,
+  DeprecationNoticeNotification,
   ErrorNotification,
   ItemCompletedNotification,
   ItemDeltaNotification,
@@ -410,6 +411,7 @@ export const serverNotifications = {
   "item/autoApprovalReview/completed": notification("ItemGuardianApprovalReviewCompletedNotification", ItemGuardianApprovalReviewCompletedNotification),
   guardianWarning: notification("GuardianWarningNotification", GuardianWarningNotification),
   configWarning: notification("ConfigWarningNotification", ConfigWarningNotification),
+  deprecationNotice: notification("DeprecationNoticeNotification", DeprecationNoticeNotification),
   "mcpServer/startupStatus/updated": notification("McpServerStatusUpdatedNotification", McpServerStatusUpdatedNotification),
   "mcpServer/oauthLogin/completed": notification("McpServerOauthLoginCompletedNotification", McpServerOauthLoginCompletedNotification),
 } as const satisfies Record<string, NotificationSpec>;

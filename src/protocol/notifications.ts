@@ -109,6 +109,9 @@ export type ConfigWarningNotification = z.infer<typeof ConfigWarningNotification
 /** `warning`: something the user should know that is not an error. */
 export const WarningNotification = z.object({ threadId: z.string().nullable().optional(), message: z.string() });
 
+/** `deprecationNotice`: the client used something deprecated (full-history hydration of a paginated thread). */
+export const DeprecationNoticeNotification = z.object({ summary: z.string(), details: z.string().nullable().optional() });
+
 /** `thread/compacted` (deprecated in Codex in favour of `contextCompaction` items, still sent). */
 export const ContextCompactedNotification = z.object({ threadId: z.string(), turnId: z.string() });
 

@@ -1385,6 +1385,11 @@ export type ContextCompactedNotification = {
   turnId: string;
 };
 
+export type DeprecationNoticeNotification = {
+  summary: string;
+  details?: string | null;
+};
+
 export type ErrorNotification = {
   threadId: string;
   turnId: string;
@@ -2449,6 +2454,7 @@ export interface ServerNotifications {
   "item/autoApprovalReview/completed": ItemGuardianApprovalReviewCompletedNotification;
   "guardianWarning": GuardianWarningNotification;
   "configWarning": ConfigWarningNotification;
+  "deprecationNotice": DeprecationNoticeNotification;
   "mcpServer/startupStatus/updated": McpServerStatusUpdatedNotification;
   "mcpServer/oauthLogin/completed": McpServerOauthLoginCompletedNotification;
 }
@@ -2662,6 +2668,7 @@ export interface ProtocolTypes {
   ReasoningEffortOption: ReasoningEffortOption;
   ConfigWarningNotification: ConfigWarningNotification;
   ContextCompactedNotification: ContextCompactedNotification;
+  DeprecationNoticeNotification: DeprecationNoticeNotification;
   ErrorNotification: ErrorNotification;
   ItemCompletedNotification: ItemCompletedNotification;
   ItemDeltaNotification: ItemDeltaNotification;

@@ -189,39 +189,39 @@ export class ActiveTurn {
 
   /** Asks the client to approve a tool's action; resolves to the decision (`failed` when none came). */
   readonly ask = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-    const base = {
+    // Built when the request is sent: a command's item starts just before, and its start time is the request's.
+    const base = () => ({
       threadId: this.threadId,
       turnId: this.id,
       itemId: request.itemId,
       startedAtMs: this.open.startedAtMs(request.itemId) ?? this.host.clock.nowMs(),
       reason: request.reason,
-    };
+    });
     const answer =
       request.kind === "command"
-        ? await this.requestClient("item/commandExecution/requestApproval", {
-            ...base,
+        ? await this.requestClient("item/commandExecution/requestApproval", () => ({
+            ...base(),
             kind: "command" as const,
             environmentId: "local",
             command: request.command,
             cwd: request.cwd,
             commandActions: [...request.commandActions],
             proposedExecpolicyAmendment: request.proposedAmendment ? [...request.proposedAmendment] : null,
+            // What Codex offers; `acceptForSession` and `decline` are still taken as answers.
             availableDecisions: [
               "accept",
-              "acceptForSession",
               ...(request.proposedAmendment ? [{ acceptWithExecpolicyAmendment: { execpolicy_amendment: [...request.proposedAmendment] } }] : []),
-              "decline",
               "cancel",
             ],
-          })
-        : await this.requestClient("item/fileChange/requestApproval", { ...base, grantRoot: request.grantRoot });
+          }), request.announce)
+        : await this.requestClient("item/fileChange/requestApproval", () => ({ ...base(), grantRoot: request.grantRoot }));
     return answer ? toDecision(answer.decision) : "failed";
   };
 
   /** The client's side of client-declared tools and of questions to the user. */
   readonly client: ClientAsker = {
-    callTool: (params) => this.requestClient("item/tool/call", { threadId: this.threadId, turnId: this.id, ...params }),
-    askUser: (params) => this.requestClient("item/tool/requestUserInput", { threadId: this.threadId, turnId: this.id, ...params }),
+    callTool: (params) => this.requestClient("item/tool/call", () => ({ threadId: this.threadId, turnId: this.id, ...params })),
+    askUser: (params) => this.requestClient("item/tool/requestUserInput", () => ({ threadId: this.threadId, turnId: this.id, ...params })),
   };
 
   /**
@@ -229,10 +229,19 @@ export class ActiveTurn {
    * came (an error answer, nobody to ask, or the turn ended). `serverRequest/resolved` follows an
    * answer, except for `item/tool/call`, which Codex never resolves that way.
    */
-  private async requestClient<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): Promise<ServerRequestResult<M> | null> {
+  private async requestClient<M extends ServerRequestMethod>(
+    method: M,
+    paramsWhenSent: () => ServerRequestParams<M>,
+    beforeSending?: () => Promise<void>,
+  ): Promise<ServerRequestResult<M> | null> {
     if (this.ended) return null;
-    // Codex's order: the thread says it is waiting, then the request goes out.
+    // Codex's order: the thread says it is waiting, (a command's item starts,) then the request goes out.
     this.updateWaiting(this.waitingFlags(), this.waitingFlags(method));
+    if (beforeSending) {
+      await beforeSending();
+      if (this.ended) return null;
+    }
+    const params = paramsWhenSent();
     const open = this.host.request(method, params);
     this.requests.set(open.id, { id: open.id, method, params: params as ServerRequestParams<ServerRequestMethod> });
     let answer: ServerRequestResult<M> | null;

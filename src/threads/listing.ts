@@ -8,6 +8,8 @@ import type { ThreadSummary } from "./threadStore.js";
 export interface ThreadPage {
   data: Thread[];
   nextCursor: string | null;
+  /** For the other `sortDirection`: a page from this page's first thread back (it included); null for an empty page. */
+  backwardsCursor: string | null;
 }
 
 const DEFAULT_LIMIT = 25;
@@ -39,7 +41,10 @@ export function listThreads(
   const page = sorted.slice(start, start + limit);
   const last = page[page.length - 1];
   const nextCursor = last && start + limit < sorted.length ? encodeKeyCursor(last[key], last.id) : null;
-  return { data: page.map(render), nextCursor };
+  // Thread ids are UUIDs: "" sorts before each, "z" after, so the first thread is strictly after the cursor the other way.
+  const first = page[0];
+  const backwardsCursor = first ? encodeKeyCursor(first[key], direction === 1 ? "z" : "") : null;
+  return { data: page.map(render), nextCursor, backwardsCursor };
 }
 
 function filter(params: ThreadListParams, serverCwd: string): (summary: ThreadSummary) => boolean {

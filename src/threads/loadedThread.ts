@@ -277,8 +277,10 @@ export class LoadedThread<S> {
    */
   catchUp(subscriber: S): void {
     this.replayTokenUsage([subscriber]);
+    // As Codex: the goal as it stands, or that there is none.
     const goal = this.history.goal;
     if (goal) this.services.emit([subscriber], "thread/goal/updated", { threadId: this.id, turnId: null, goal });
+    else this.services.emit([subscriber], "thread/goal/cleared", { threadId: this.id });
     const active = this.active;
     if (!active) return;
     for (const item of active.openItems()) {

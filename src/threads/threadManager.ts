@@ -17,6 +17,7 @@ import type {
 import type { Turn } from "../protocol/turn.js";
 import { SERVER_VERSION } from "../runtime/version.js";
 import { describeStorageFault } from "../runtime/systemErrors.js";
+import { FULL_HISTORY_NOTICES } from "./fullHistoryNotice.js";
 import { noRolloutFound, threadNotFound } from "./errors.js";
 import { LoadedThread, type ThreadServices } from "./loadedThread.js";
 import { turnsPage, type HistoryPage } from "./historyPaging.js";
@@ -104,7 +105,10 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       });
       this.loadFailures.delete(params.threadId);
       thread = this.register(stored.history, false, { path: stored.summary.path, writer });
+      if (!params.excludeTurns) this.noticeFullHistory(subscriber, "load");
       this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
+    } else if (!params.excludeTurns) {
+      this.noticeFullHistory(subscriber, "load");
     }
     const changed = await thread.applySettings(threadSettingsRequest(params));
     const sources = await thread.instructionSources();
@@ -139,7 +143,13 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
     const thread = await this.create(record, copied, params.ephemeral ?? false);
     const sources = await thread.instructionSources();
     thread.subscribers.add(subscriber);
+    if (!params.excludeTurns) this.noticeFullHistory(subscriber, "load");
     return { result: thread.sessionResponse(!params.excludeTurns, sources), after: () => this.announceStarted(thread) };
+  }
+
+  /** Codex's `deprecationNotice`, before the response, for a request that returns a thread's whole history. */
+  noticeFullHistory(subscriber: S, request: keyof typeof FULL_HISTORY_NOTICES): void {
+    this.options.emit([subscriber], "deprecationNotice", { summary: FULL_HISTORY_NOTICES[request], details: null });
   }
 
   /** The loaded thread with this id, or -32600 `thread not found` (turns run only on loaded threads). */

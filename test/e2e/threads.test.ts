@@ -153,6 +153,13 @@ describe("threads", () => {
     expect(fresh.result.data[0].id).toBe(added.id);
     const bad = await server.request("thread/list", { cursor: "garbage" });
     expect(bad.error).toEqual({ code: -32600, message: "invalid cursor: garbage" });
+    // backwardsCursor: the other direction, from the page's first thread (it included).
+    const back = await server.request("thread/list", { limit: 10, sortDirection: "asc", cursor: second.result.backwardsCursor });
+    expect(back.result.data.map((t: any) => t.id)).toEqual([...ids.slice(3), added.id]);
+    const forward = await server.request("thread/list", { limit: 2, sortDirection: "asc" });
+    const again = await server.request("thread/list", { limit: 10, cursor: forward.result.backwardsCursor });
+    expect(again.result.data.map((t: any) => t.id)).toEqual([ids[0]]);
+    expect((await server.request("thread/list", { archived: true })).result.backwardsCursor).toBeNull();
   });
 
   it("recovers a thread whose file ends in a torn line, and appends after it cleanly", async () => {

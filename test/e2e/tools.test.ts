@@ -90,6 +90,10 @@ describe("commands", () => {
     expect(existsSync(path.join(cwd, "approved.txt"))).toBe(false);
     const waiting = server.messages.filter((m) => m.method === "thread/status/changed").at(-1);
     expect(waiting.params.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    // Codex's order and offer: the thread waits, the command's item starts, then the request.
+    const started = server.messages.findIndex((m) => m.method === "item/started" && m.params.item.type === "commandExecution");
+    expect([server.messages.indexOf(waiting), started, server.messages.indexOf(request)]).toEqual([started - 1, started, started + 1]);
+    expect(request.params.availableDecisions).toEqual(["accept", { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "approved.txt"] } }, "cancel"]);
     server.send({ id: request.id, result: { decision: "accept" } });
     const completed = await server.waitFor((m) => m.method === "turn/completed");
     expect(completed.params.turn.status).toBe("completed");
@@ -116,6 +120,31 @@ describe("commands", () => {
     expect(server.messages.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(1);
     const items = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
     expect(items.map((m) => m.params.item.status)).toEqual(["completed", "completed"]);
+  });
+
+  it("acceptWithExecpolicyAmendment: the script's asked command is allowed from then on, with known-safe commands around it", async () => {
+    const script = "touch granted.txt && echo hi";
+    const { server } = await launch(
+      [
+        { items: [{ type: "exec", cmd: script, callId: "call_1" }] },
+        { items: [{ type: "exec", cmd: script, callId: "call_2" }] },
+        { items: [{ type: "exec", cmd: "touch granted.txt && rm -f granted.txt", callId: "call_3" }] },
+        { items: [{ type: "message", text: "ok" }] },
+      ],
+      { approval: "untrusted", sandbox: "danger-full-access" },
+    );
+    const threadId = await startThread(server, { cwd: tempDir("aas-ws-") });
+    await server.request("turn/start", { threadId, input: [{ type: "text", text: "Go." }] });
+    const first = await approvalRequest(server);
+    expect(first.params.proposedExecpolicyAmendment).toEqual(["touch", "granted.txt"]);
+    server.send({ id: first.id, result: { decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: ["touch", "granted.txt"] } } } });
+    // The same script runs unasked; one with another asked command is asked again.
+    const third = await server.waitFor((m) => m.method === "item/commandExecution/requestApproval" && m.params.itemId === "call_3", "the third command's request");
+    server.send({ id: third.id, result: { decision: "decline" } });
+    await server.waitFor((m) => m.method === "turn/completed");
+    expect(server.messages.filter((m) => m.method === "item/commandExecution/requestApproval").map((m) => m.params.itemId)).toEqual(["call_1", "call_3"]);
+    const items = server.messages.filter((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
+    expect(items.map((m) => m.params.item.status)).toEqual(["completed", "completed", "declined"]);
   });
 
   it("decline: the item is declined, nothing runs, and the turn goes on with the refusal", async () => {

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ApprovalMemory, proposedPrefix } from "../../src/agent/approvalMemory.js";
 import { commandVerdict } from "../../src/agent/safety/approvalRules.js";
+import { isKnownSafeCommand } from "../../src/agent/safety/knownSafe.js";
 import { parseScript } from "../../src/agent/safety/shellParser.js";
 
 const bash = (script: string) => ["/bin/bash", "-lc", script];
-const allows = async (memory: ApprovalMemory, script: string) =>
-  commandVerdict(memory.rules(false), { argv: bash(script), parsed: await parseScript(script), cwd: "/tmp/aas-memory-ws", modelWritable: ["/tmp/aas-memory-ws"] })?.action === "allow";
+const allows = async (memory: ApprovalMemory, script: string, harmless?: (words: readonly string[]) => boolean) =>
+  commandVerdict(memory.rules(false), { argv: bash(script), parsed: await parseScript(script), cwd: "/tmp/aas-memory-ws", modelWritable: ["/tmp/aas-memory-ws"] }, harmless)?.action ===
+  "allow";
 
 describe("ApprovalMemory", () => {
   it("allows commands that start with an accepted prefix, and nothing chained after them", async () => {
@@ -18,12 +20,16 @@ describe("ApprovalMemory", () => {
     expect(await allows(memory, "npm test $(rm -rf /)")).toBe(false);
   });
 
-  it("matches a whole-argv prefix, as Codex proposes for compound scripts", async () => {
+  it("allows a script again once its asked command is granted, when the rest is known-safe, as Codex checks each command", async () => {
     const memory = new ApprovalMemory();
     const script = "echo ok && touch done.txt";
     memory.allowPrefix(proposedPrefix(bash(script), await parseScript(script)), false);
-    expect(await allows(memory, script)).toBe(true);
-    expect(await allows(memory, "echo ok && touch other.txt")).toBe(false);
+    expect(memory.rules(false)).toEqual([{ action: "allow", command: ["touch", "done.txt"] }]);
+    expect(await allows(memory, script, isKnownSafeCommand)).toBe(true);
+    expect(await allows(memory, script)).toBe(false);
+    expect(await allows(memory, "echo ok && touch other.txt", isKnownSafeCommand)).toBe(false);
+    expect(await allows(memory, "touch done.txt && rm -rf x", isKnownSafeCommand)).toBe(false);
+    expect(await allows(memory, "echo $(rm -rf x) && touch done.txt", isKnownSafeCommand)).toBe(false);
   });
 
   it("a prefix granted on a sandboxed question does not cover escalation; one granted on an escalation does", () => {
@@ -35,9 +41,13 @@ describe("ApprovalMemory", () => {
     expect(memory.rules(true)).toEqual([{ action: "allow", command: ["make"] }]);
   });
 
-  it("proposes the words of a simple command, else the whole argv; ignores an empty prefix", async () => {
-    expect(proposedPrefix(bash("git status --short"), await parseScript("git status --short"))).toEqual(["git", "status", "--short"]);
-    expect(proposedPrefix(bash("a | b"), await parseScript("a | b"))).toEqual(bash("a | b"));
+  it("proposes, as Codex, a plain script's first command that is not known-safe, else the whole argv; ignores an empty prefix", async () => {
+    const proposed = async (script: string) => proposedPrefix(bash(script), await parseScript(script));
+    expect(await proposed("git status --short")).toEqual(["git", "status", "--short"]);
+    expect(await proposed("a | b")).toEqual(["a"]);
+    expect(await proposed("touch approved.txt && echo hi")).toEqual(["touch", "approved.txt"]);
+    expect(await proposed("echo ok; cat x && touch done.txt || rm y")).toEqual(["touch", "done.txt"]);
+    expect(await proposed("ls && cat x")).toEqual(["ls"]);
     expect(proposedPrefix(bash("git log > x"), await parseScript("git log > x"))).toEqual(bash("git log > x"));
     const memory = new ApprovalMemory();
     memory.allowPrefix([], false);

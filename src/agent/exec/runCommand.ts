@@ -82,7 +82,14 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     modelWritable: writableRoots({ type: "workspaceWrite" }, context.cwd, context.environment.home, context.environment.env)!.roots,
     cwd: request.workdir,
   });
-  await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
+  // Started once: before an approval request when one is sent (the asker calls it), else now.
+  let announced = false;
+  const start = async () => {
+    if (announced) return;
+    announced = true;
+    await context.emit({ type: "itemStarted", item: { ...base, status: "inProgress", aggregatedOutput: null, exitCode: null, durationMs: null } });
+  };
+  if (decision.kind !== "ask") await start();
   if (decision.kind === "refuse") {
     await finish({ status: "declined" });
     return `exec_command rejected: ${decision.message}`;
@@ -96,7 +103,9 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
       commandActions: base.commandActions,
       reason: request.justification,
       proposedAmendment: proposedPrefix(request.argv, parsed),
+      announce: start,
     });
+    await start();
     if (answer === "acceptForSession") context.sessionApprovals.add(sessionKey);
     if (typeof answer === "object" && "deniedByReviewer" in answer) {
       await finish({ status: "declined" });

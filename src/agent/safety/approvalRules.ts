@@ -33,10 +33,15 @@ type Match = "yes" | "maybe" | "no";
  * rule as an uncertain verdict while any `deny` rule exists, else the first `ask`; so does a
  * `deny` or `ask` whose words meet a word of unknown value. Otherwise an `ask` asks when nothing
  * allows. `allow` needs every command known and a plain script (see {@link ParsedScript.plain})
- * whose every command is allowed, or the whole argv allowed, so allowing `npm test` never lets
+ * whose every command is allowed (or, as Codex checks each command of a script on its own,
+ * `harmless`: known-safe), or the whole argv allowed, so allowing `npm test` never lets
  * `npm test && rm -rf x` or `npm test $(rm -rf x)` run unasked. Null when no rule applies.
  */
-export function commandVerdict(rules: readonly ApprovalRule[], subject: RuleSubject): RuleVerdict | null {
+export function commandVerdict(
+  rules: readonly ApprovalRule[],
+  subject: RuleSubject,
+  harmless: (words: readonly string[]) => boolean = () => false,
+): RuleVerdict | null {
   const commands = commandsOf(subject);
   const whole = firstMatch(rules, (rule) => (rule.command ? prefixMatch(subject.argv.map(literal), rule.command, false) : "no"), null);
   const hits = commands.map((command) =>
@@ -57,7 +62,8 @@ export function commandVerdict(rules: readonly ApprovalRule[], subject: RuleSubj
   const plain = subject.parsed.plain;
   if (unknown === null && plain !== null) {
     const parts = plain.map((words) => firstMatch(rules, (rule) => matches(rule, { words: words.map(literal), unknown: null }), null));
-    if (parts.every((verdict) => verdict?.action === "allow")) return parts[0] ?? null;
+    const allowed = parts.find((verdict) => verdict?.action === "allow");
+    if (allowed && parts.every((verdict, i) => verdict?.action === "allow" || (verdict === null && harmless(plain[i]!)))) return allowed;
   }
   return verdicts.find((verdict) => verdict?.action === "ask") ?? null;
 }

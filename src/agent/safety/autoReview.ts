@@ -75,6 +75,7 @@ export interface AutoReviewContext {
 /** An approval asker that has the model review each request instead of the client. */
 export function autoReviewAsker(context: AutoReviewContext): ApprovalAsker {
   return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    if (request.kind === "command") await request.announce();
     const reviewId = context.newId();
     const startedAtMs = context.nowMs();
     const base = { threadId: context.threadId, turnId: context.turnId, reviewId, targetItemId: request.itemId, startedAtMs, action: reviewedAction(request) };

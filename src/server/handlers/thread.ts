@@ -33,7 +33,11 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
       return respond(context, await threads.fork(params, context.connection));
     },
     "thread/list": (params) => threads.edits.list(params),
-    "thread/read": async (params) => ({ thread: await threads.edits.read(params.threadId, params.includeTurns ?? false) }),
+    "thread/read": async (params, context) => {
+      const thread = await threads.edits.read(params.threadId, params.includeTurns ?? false);
+      if (params.includeTurns) threads.noticeFullHistory(context.connection, "read");
+      return { thread };
+    },
     "thread/turns/list": (params) => threads.turns(params),
     "thread/archive": async (params, context) => respond(context, await threads.edits.archive(params.threadId, context.connection)),
     "thread/unarchive": async (params, context) =>
