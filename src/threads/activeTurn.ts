@@ -69,6 +69,8 @@ export class ActiveTurn {
   private notSteerableKind: NonSteerableTurnKind | null = null;
   private ended = false;
   private readonly requests = new Map<number, PendingRequest>();
+  /** Commands whose approval was declined or cancelled: the thread waits on approval until their item completes. */
+  private readonly answeredUntilCompleted = new Set<string>();
   /** Tokens the turn's model calls used so far (what a thread goal is charged). */
   tokensUsed = 0;
   /** Requests withdrawn when the turn ended; `serverRequest/resolved` for them follows `turn/completed`. */
@@ -252,6 +254,11 @@ export class ActiveTurn {
     }
     if (this.requests.has(open.id) && !this.ended) {
       const before = this.waitingFlags();
+      // As Codex: a declined or cancelled command's item completes before the thread stops waiting.
+      const decision = (answer as { decision?: unknown } | null)?.decision;
+      if (method === "item/commandExecution/requestApproval" && (decision === "decline" || decision === "cancel")) {
+        this.answeredUntilCompleted.add((params as { itemId: string }).itemId);
+      }
       this.requests.delete(open.id);
       if (method !== "item/tool/call") this.host.resolved(open.id);
       else this.host.forget(open.id);
@@ -265,7 +272,8 @@ export class ActiveTurn {
     const methods = new Set([...this.requests.values()].map((request) => request.method));
     if (sending) methods.add(sending);
     const flags: ThreadActiveFlag[] = [];
-    if (methods.has("item/commandExecution/requestApproval") || methods.has("item/fileChange/requestApproval")) flags.push("waitingOnApproval");
+    const approving = methods.has("item/commandExecution/requestApproval") || methods.has("item/fileChange/requestApproval");
+    if (approving || this.answeredUntilCompleted.size > 0) flags.push("waitingOnApproval");
     if (methods.has("item/tool/requestUserInput")) flags.push("waitingOnUserInput");
     return flags;
   }
@@ -337,6 +345,11 @@ export class ActiveTurn {
     } finally {
       // Clients see every started item complete, even when storing it failed (a full disk).
       this.host.notify("item/completed", { threadId: this.threadId, turnId: this.id, item: done, completedAtMs, contentTokenCount: null });
+      if (this.answeredUntilCompleted.has(item.id) && !this.ended) {
+        const before = this.waitingFlags();
+        this.answeredUntilCompleted.delete(item.id);
+        this.updateWaiting(before, this.waitingFlags());
+      }
     }
   }
 }

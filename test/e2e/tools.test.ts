@@ -159,6 +159,11 @@ describe("commands", () => {
     expect(completedItem(server, "commandExecution").status).toBe("declined");
     expect(existsSync(path.join(cwd, "declined.txt"))).toBe(false);
     expect(lastToolOutput(mock.requests[1]!.body)).toContain("rejected by user");
+    // As Codex: the declined item completes before the thread stops waiting on approval.
+    const declinedAt = server.messages.findIndex((m) => m.method === "item/completed" && m.params.item.type === "commandExecution");
+    const clearedAt = server.messages.findIndex((m, i) => i > server.messages.indexOf(request) && m.method === "thread/status/changed" && m.params.status.activeFlags?.length === 0);
+    expect(declinedAt).toBeGreaterThan(0);
+    expect(clearedAt).toBe(declinedAt + 1);
   });
 
   it("cancel: the item is declined and the turn ends interrupted", async () => {
