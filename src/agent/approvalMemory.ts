@@ -1,5 +1,8 @@
+import path from "node:path";
 import type { ApprovalRule } from "../config/schema.js";
 import { isKnownSafeCommand } from "./safety/knownSafe.js";
+import { isShellName } from "./safety/shells.js";
+import { WRAPPER_ANALYZERS } from "./safety/wrappers.js";
 import type { ParsedScript } from "./safety/shellTypes.js";
 
 /**
@@ -37,11 +40,21 @@ export class ApprovalMemory {
 
 /**
  * The prefix to offer for "don't ask again", as Codex picks it: of a plain script, the words of its
- * first command that is not known-safe (the one that needs the yes; the others then run unasked,
- * see {@link commandVerdict}); else the whole argv.
+ * first command that is not known-safe (the one that needs the yes; the others then run unasked
+ * in the sandbox, as the rules check each command), or its only command; else the whole argv.
+ * Never a program that runs what its words say (a shell, `env`, `sudo`, `xargs`…): allowing it
+ * would allow anything.
  */
 export function proposedPrefix(argv: readonly string[], parsed: ParsedScript): string[] {
   const commands = (parsed.plain ?? []).filter((words) => words.length > 0);
-  const first = commands.find((words) => !isKnownSafeCommand(words)) ?? commands[0];
-  return first ? [...first] : [...argv];
+  const first = commands.find((words) => !isKnownSafeCommand(words)) ?? (commands.length === 1 ? commands[0] : undefined);
+  return first && !runsItsWords(first[0]!) ? [...first] : [...argv];
+}
+
+/** Programs besides shells and wrappers whose words name what they run. */
+const RUNNERS = new Set(["eval", "exec", "source", ".", "xargs", "parallel", "python", "python3", "node", "perl", "ruby", "php", "lua", "awk"]);
+
+function runsItsWords(program: string): boolean {
+  const name = path.basename(program);
+  return isShellName(name) || Object.hasOwn(WRAPPER_ANALYZERS, name) || RUNNERS.has(name);
 }

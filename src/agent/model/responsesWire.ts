@@ -99,19 +99,19 @@ function translate(event: StreamEvent, parts: Map<string, number>, events: Model
     case "response.output_text.delta":
       if (event.item_id && event.delta) events.push({ type: "textDelta", id: event.item_id, delta: event.delta });
       return "more";
-    case "response.reasoning_summary_part.added":
-    case "response.reasoning_summary_text.delta": {
+    case "response.reasoning_summary_part.added": {
+      // As Codex: a part is announced when the stream announces it, never inferred from its text.
       const id = event.item_id ?? "";
       const index = event.summary_index ?? 0;
       if ((parts.get(id) ?? -1) < index) {
         parts.set(id, index);
         events.push({ type: "summaryPartAdded", id, index });
       }
-      if (event.type === "response.reasoning_summary_text.delta" && event.delta) {
-        events.push({ type: "summaryDelta", id, index, delta: event.delta });
-      }
       return "more";
     }
+    case "response.reasoning_summary_text.delta":
+      if (event.delta) events.push({ type: "summaryDelta", id: event.item_id ?? "", index: event.summary_index ?? 0, delta: event.delta });
+      return "more";
     case "response.reasoning_text.delta":
       if (event.item_id && event.delta) {
         events.push({ type: "reasoningTextDelta", id: event.item_id, index: event.content_index ?? 0, delta: event.delta });

@@ -34,7 +34,7 @@ type Match = "yes" | "maybe" | "no";
  * `deny` or `ask` whose words meet a word of unknown value. Otherwise an `ask` asks when nothing
  * allows. `allow` needs every command known and a plain script (see {@link ParsedScript.plain})
  * whose every command is allowed (or, as Codex checks each command of a script on its own,
- * `harmless`: known-safe), or the whole argv allowed, so allowing `npm test` never lets
+ * `harmless`: known-safe, unless a pipe feeds its output to an allowed one), or the whole argv allowed, so allowing `npm test` never lets
  * `npm test && rm -rf x` or `npm test $(rm -rf x)` run unasked. Null when no rule applies.
  */
 export function commandVerdict(
@@ -63,7 +63,8 @@ export function commandVerdict(
   if (unknown === null && plain !== null) {
     const parts = plain.map((words) => firstMatch(rules, (rule) => matches(rule, { words: words.map(literal), unknown: null }), null));
     const allowed = parts.find((verdict) => verdict?.action === "allow");
-    if (allowed && parts.every((verdict, i) => verdict?.action === "allow" || (verdict === null && harmless(plain[i]!)))) return allowed;
+    const besideAllowed = (i: number) => !subject.parsed.piped && harmless(plain[i]!);
+    if (allowed && parts.every((verdict, i) => verdict?.action === "allow" || (verdict === null && besideAllowed(i)))) return allowed;
   }
   return verdicts.find((verdict) => verdict?.action === "ask") ?? null;
 }

@@ -63,8 +63,8 @@ export function sandboxActive(sandbox: SandboxPolicy): boolean {
  * known-safe, and the other policies run it sandboxed.
  */
 export function decideCommand(facts: CommandFacts): CommandDecision {
+  // Known-safe commands beside allowed ones count as allowed, for sandboxed runs only.
   const harmless = (words: readonly string[]) => cleanSearchPath(facts.searchPath, facts.modelWritable) && isKnownSafeCommand(words);
-  const learnedAllows = () => commandVerdict(facts.learned, facts, harmless)?.action === "allow";
   const verdict = uncleanPathVerdict(commandVerdict(facts.rules, facts, harmless), facts);
   if (verdict?.action === "deny" && verdict.unknown === null) return { kind: "refuse", message: `${ruleText(verdict)} forbids this command; it was not run.` };
   // A deny rule that may apply: what runs cannot be known, so only the user can say.
@@ -79,7 +79,8 @@ export function decideCommand(facts: CommandFacts): CommandDecision {
       return { kind: "refuse", message: "approval policy does not allow sandbox escalation requests; reject command — run it within the sandbox" };
     }
     // The user's own yes to this escalation, for the session or as a prefix rule, stands; a config rule's does not.
-    const userSaidYes = !mayBeDenied && (facts.acceptedForSession || learnedAllows());
+    // Outside the sandbox every command needs that yes: a known-safe `cat` may read what the sandbox hides.
+    const userSaidYes = !mayBeDenied && (facts.acceptedForSession || commandVerdict(facts.learned, facts)?.action === "allow");
     return userSaidYes ? { kind: "run", sandboxed: false } : { kind: "ask", sandboxed: false };
   }
   if (mayBeDenied) return { kind: "ask", sandboxed };
@@ -87,7 +88,7 @@ export function decideCommand(facts: CommandFacts): CommandDecision {
     if (!mayAskForRules(facts.policy)) return { kind: "refuse", message: `${ruleText(verdict)} needs the user's approval, and the approval policy is never; it was not run.` };
     return { kind: "ask", sandboxed };
   }
-  if (verdict?.action === "allow" || facts.acceptedForSession || learnedAllows()) return { kind: "run", sandboxed };
+  if (verdict?.action === "allow" || facts.acceptedForSession || commandVerdict(facts.learned, facts, harmless)?.action === "allow") return { kind: "run", sandboxed };
   if (facts.policy === "untrusted" && !isKnownSafeRun(facts)) return { kind: "ask", sandboxed };
   return { kind: "run", sandboxed };
 }

@@ -70,12 +70,14 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
       depth >= MAX_NESTING ? { plain: null, commands: [{ words: [], unknown: "its scripts nest too deeply to follow" }] } : analyzeJoined(parser, inner, depth + 1);
     const commands: ShellCommand[] = [];
     let plain = !root.hasError;
+    let piped = false;
     const written: { node: SyntaxNode; command: WrittenCommand }[] = [];
     const stack: SyntaxNode[] = [root];
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (node.isNamed) {
         if (!PLAIN_KINDS.has(node.type)) plain = false;
+        if (node.type === "pipeline") piped = true;
         const command = writtenCommand(node);
         if (command) written.push({ node, command });
         const write = variableWrite(node);
@@ -97,7 +99,7 @@ function analyze(parser: Parser, script: string, depth: number): ParsedScript {
       commands.push(...invocations(command, nested));
     }
     if (root.hasError) commands.push({ words: [], unknown: "the script does not parse" });
-    return { plain: plain && plainCommands.length > 0 ? plainCommands : null, commands };
+    return { plain: plain && plainCommands.length > 0 ? plainCommands : null, piped, commands };
   } finally {
     tree.delete();
   }

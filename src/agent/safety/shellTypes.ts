@@ -33,6 +33,8 @@ export interface ParsedScript {
    * null otherwise. Only a plain script can be known-safe or allowed by a rule.
    */
   readonly plain: readonly (readonly string[])[] | null;
+  /** Some of its commands are joined by a pipe: one reads what another writes. */
+  readonly piped?: boolean;
   /** Every command the script runs, nested and wrapped ones included, for rules. */
   readonly commands: readonly ShellCommand[];
 }
