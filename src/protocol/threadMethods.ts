@@ -137,6 +137,8 @@ export type ThreadListParams = z.infer<typeof ThreadListParams>;
 /** A page of threads. */
 export const ThreadListResponse = z.object({
   data: z.array(Thread),
+  /** Unread tracking of the listed threads, by id (Codex sends it outside its published schema). */
+  readStates: z.record(z.string(), ThreadReadState).optional(),
   nextCursor: z.string().nullable().optional(),
   backwardsCursor: z.string().nullable().optional(),
 });
@@ -149,6 +151,9 @@ export const ThreadReadParams = z.object({ threadId: z.string(), includeTurns: z
 
 /** Result carrying one thread. */
 export const ThreadResponse = z.object({ thread: Thread });
+
+/** Result of `thread/read`: the thread and its unread tracking (null for a thread that is not stored; Codex sends it outside its published schema). */
+export const ThreadReadResponse = ThreadResponse.extend({ readState: ThreadReadState.nullable().optional() });
 
 /** Params of `thread/turns/list`. */
 export const ThreadTurnsListParams = z.object({

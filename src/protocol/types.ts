@@ -1878,6 +1878,9 @@ export type ThreadListParams = {
 
 export type ThreadListResponse = {
   data: Thread[];
+  readStates?: {
+    [key: string]: ThreadReadState;
+  };
   nextCursor?: string | null;
   backwardsCursor?: string | null;
 };
@@ -1904,6 +1907,11 @@ export type ThreadMetadataUpdateParams = {
 export type ThreadReadParams = {
   threadId: string;
   includeTurns?: boolean;
+};
+
+export type ThreadReadResponse = {
+  thread: Thread;
+  readState?: ThreadReadState | null;
 };
 
 export type ThreadReadStateUpdateParams = {
@@ -2260,7 +2268,6 @@ export type Initialized = Record<string, never> | undefined;
 
 export type ThreadStartResponse = ThreadSessionResponse;
 export type ThreadForkResponse = ThreadSessionResponse;
-export type ThreadReadResponse = ThreadResponse;
 export type ThreadArchiveParams = ThreadIdParams;
 export type ThreadArchiveResponse = EmptyResponse;
 export type ThreadUnarchiveParams = ThreadIdParams;
@@ -2745,6 +2752,7 @@ export interface ProtocolTypes {
   ThreadLoadedListResponse: ThreadLoadedListResponse;
   ThreadMetadataUpdateParams: ThreadMetadataUpdateParams;
   ThreadReadParams: ThreadReadParams;
+  ThreadReadResponse: ThreadReadResponse;
   ThreadReadStateUpdateParams: ThreadReadStateUpdateParams;
   ThreadReadStateUpdateResponse: ThreadReadStateUpdateResponse;
   ThreadResponse: ThreadResponse;
@@ -2798,7 +2806,6 @@ export interface ProtocolTypes {
   Initialized: Initialized;
   ThreadStartResponse: ThreadStartResponse;
   ThreadForkResponse: ThreadForkResponse;
-  ThreadReadResponse: ThreadReadResponse;
   ThreadArchiveParams: ThreadArchiveParams;
   ThreadArchiveResponse: ThreadArchiveResponse;
   ThreadUnarchiveParams: ThreadUnarchiveParams;

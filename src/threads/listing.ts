@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Thread } from "../protocol/thread.js";
+import type { Thread, ThreadReadState } from "../protocol/thread.js";
 import type { ThreadListParams } from "../protocol/threadMethods.js";
 import { decodeKeyCursor, encodeKeyCursor } from "./paging.js";
 import type { ThreadSummary } from "./threadStore.js";
@@ -7,6 +7,8 @@ import type { ThreadSummary } from "./threadStore.js";
 /** A page of `thread/list`. */
 export interface ThreadPage {
   data: Thread[];
+  /** Unread tracking of the listed threads, by id, as Codex sends it (experimental there, sent to every client). */
+  readStates: Record<string, ThreadReadState>;
   nextCursor: string | null;
   /** For the other `sortDirection`: a page from this page's first thread back (it included); null for an empty page. */
   backwardsCursor: string | null;
@@ -44,7 +46,8 @@ export function listThreads(
   // Thread ids are UUIDs: "" sorts before each, "z" after, so the first thread is strictly after the cursor the other way.
   const first = page[0];
   const backwardsCursor = first ? encodeKeyCursor(first[key], direction === 1 ? "z" : "") : null;
-  return { data: page.map(render), nextCursor, backwardsCursor };
+  const readStates = Object.fromEntries(page.flatMap((summary) => (summary.readState ? [[summary.id, summary.readState]] : [])));
+  return { data: page.map(render), readStates, nextCursor, backwardsCursor };
 }
 
 function filter(params: ThreadListParams, serverCwd: string): (summary: ThreadSummary) => boolean {

@@ -32,7 +32,7 @@ import { invalidRequest, rpcError } from "../protocol/errors.js";
 import { ErrorCode } from "../protocol/jsonrpc.js";
 import type { ThreadItem } from "../protocol/items.js";
 import type { ReviewStartParams } from "../protocol/reviewMethods.js";
-import type { Thread, ThreadStatus } from "../protocol/thread.js";
+import type { Thread, ThreadReadState, ThreadStatus } from "../protocol/thread.js";
 import type { ThreadSessionResponse, ThreadShellCommandParams } from "../protocol/threadMethods.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
@@ -42,7 +42,6 @@ import type { IdSource } from "../runtime/ids.js";
 import type { Logger } from "../runtime/logger.js";
 import { ActiveTurn, type TurnHost } from "./activeTurn.js";
 import { chargeTurn, checkGoalAllowsTurn } from "./goals.js";
-import { ThreadReadTracker } from "./readState.js";
 import type { ThreadRecord } from "./records.js";
 import type { ClientRequester, Outcome, ThreadEmitter } from "./threadEvents.js";
 import type { SectionStore } from "./sectionStore.js";
@@ -96,7 +95,6 @@ export class LoadedThread<S> {
   /** What the user accepted for the rest of this thread's life in memory (`acceptForSession`). */
   readonly sessionApprovals = new ApprovalMemory();
   /** Which finished turns the user has not seen yet (kept in memory only). */
-  readonly readState = new ThreadReadTracker();
   /** The thread's running commands, background terminals included (killed when the thread unloads). */
   readonly terminals = new ExecSessions();
   /** The running turn, until it starts ending. */
@@ -159,6 +157,19 @@ export class LoadedThread<S> {
         this.announceAndRun(turn, params.outputSchema, { kind: "regular" });
       },
     };
+  }
+
+  /**
+   * `thread/readState/update`: the user has seen everything, stored so it outlives the process;
+   * refused when the client acted on a revision that is no longer current.
+   */
+  async markRead(expectedRevision: string | null | undefined): Promise<ThreadReadState> {
+    const { revision } = this.history.readState();
+    if (expectedRevision != null && expectedRevision !== revision) {
+      throw invalidRequest(`read state of thread ${this.id} is at revision ${revision}, not ${expectedRevision}; read it again and retry`);
+    }
+    await this.write({ type: "read", at: this.services.clock.nowMs() }, false);
+    return this.history.readState();
   }
 
   /** `thread/compact/start`: a turn that only summarizes the history (no input, not steerable), once any running turn has ended. */
@@ -447,7 +458,7 @@ export class LoadedThread<S> {
     if (!final) return;
     const threadId = this.id;
     await this.chargeGoal(turn, final);
-    if (!this.ephemeral) emit(this.subscribers, "thread/readState/changed", { threadId, readState: this.readState.turnEnded(turn.id) });
+    if (!this.ephemeral) emit(this.subscribers, "thread/readState/changed", { threadId, readState: this.history.readState() });
     this.setStatus(status === "failed" ? { type: "systemError" } : { type: "idle" });
     if (status === "failed" && error) emit(this.subscribers, "error", { threadId, turnId: turn.id, error, willRetry: false });
     emit(this.subscribers, "turn/completed", { threadId, turn: final });

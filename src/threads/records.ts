@@ -37,6 +37,8 @@ export const ThreadRecord = z.discriminatedUnion("type", [
   z.object({ type: z.literal("reverted"), at: z.number(), beforeTurnId: z.string() }),
   /** The thread's goal as a client set it or a turn charged it; null once cleared. */
   z.object({ type: z.literal("goal"), at: z.number(), goal: ThreadGoal.nullable() }),
+  /** The user has seen the thread up to here (`thread/readState/update`): no turn before it is unread. */
+  z.object({ type: z.literal("read"), at: z.number() }),
   /** Token usage of one model response. */
   z.object({ type: z.literal("usage"), at: z.number(), turnId: z.string(), usage: TokenUsageBreakdown }),
   z.object({

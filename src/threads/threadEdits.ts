@@ -1,4 +1,4 @@
-import type { GitInfo, Thread } from "../protocol/thread.js";
+import type { GitInfo, Thread, ThreadReadState } from "../protocol/thread.js";
 import type { ThreadListParams } from "../protocol/threadMethods.js";
 import type { ThreadGoal, ThreadGoalSetParams } from "../protocol/goalMethods.js";
 import type { Clock } from "../runtime/clock.js";
@@ -55,12 +55,14 @@ export class ThreadEdits<S> {
   ) {}
 
   /** `thread/read`: a loaded or stored thread, without loading it. */
-  async read(threadId: string, includeTurns: boolean): Promise<Thread> {
+  async read(threadId: string, includeTurns: boolean): Promise<{ thread: Thread; readState: ThreadReadState | null }> {
     const thread = this.registry.find(threadId);
-    if (thread) return thread.toThread(includeTurns);
+    // As Codex: a thread that is not stored (ephemeral) has no read state.
+    if (thread) return { thread: thread.toThread(includeTurns), readState: thread.ephemeral ? null : thread.history.readState() };
     const stored = await this.options.store.read(threadId);
     if (!stored) throw threadNotFound(threadId);
-    return storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : [], undefined, this.options.sections.placement(threadId));
+    const wire = storedThread(stored.summary, includeTurns ? stored.history.wireTurns() : [], undefined, this.options.sections.placement(threadId));
+    return { thread: wire, readState: stored.history.readState() };
   }
 
   /** `thread/list`: stored threads, filtered, sorted and paged through the index. */
@@ -107,7 +109,7 @@ export class ThreadEdits<S> {
     const kept = history.turns.slice(0, history.turns.findIndex((turn) => turn.id === beforeTurnId));
     await this.registry.appendTo(threadId, { type: "reverted", at: this.options.clock.nowMs(), beforeTurnId }, requester);
     // Clients page the history that is left themselves (thread/turns/list, thread/items/list), from the newest.
-    return { thread: await this.read(threadId, false), ...historyHeads(threadId, kept) };
+    return { thread: (await this.read(threadId, false)).thread, ...historyHeads(threadId, kept) };
   }
 
   /** `thread/inject_items`: raw Responses items appended to what the model sees, from the next model call on. */
@@ -143,7 +145,7 @@ export class ThreadEdits<S> {
   /** `thread/metadata/update`: records git details of a loaded or stored thread. */
   async updateMetadata(threadId: string, gitInfo: GitInfo | null): Promise<Thread> {
     await this.registry.appendTo(threadId, { type: "gitInfo", at: this.options.clock.nowMs(), gitInfo }, undefined);
-    return this.read(threadId, false);
+    return (await this.read(threadId, false)).thread;
   }
 
   /** `thread/goal/set`: creates or changes the thread's goal (loaded or stored), and tells subscribers. */

@@ -1,6 +1,6 @@
 import type { ThreadGoal } from "../protocol/goalMethods.js";
 import type { ThreadItem } from "../protocol/items.js";
-import type { GitInfo } from "../protocol/thread.js";
+import type { GitInfo, ThreadReadState } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import { estimateTokens, type ConversationItem, type TurnSettings } from "../agent/index.js";
 import type { ThreadIdentity, ThreadRecord } from "./records.js";
@@ -33,6 +33,9 @@ export class ThreadHistory {
   contextTokens: number | null = null;
   /** The turn whose compaction replaced the model-visible history before it, if any. */
   private compactedTurn: string | null = null;
+  /** Unread tracking: the first turn that ended since the user last read the thread, and the changes so far. */
+  private firstUnread: string | null = null;
+  private readRevision = 0;
 
   constructor(
     readonly identity: ThreadIdentity,
@@ -73,6 +76,8 @@ export class ThreadHistory {
       const status = turn.status === "inProgress" ? "interrupted" : turn.status;
       copied.push({ type: "turnCompleted", at: turn.completedAtMs ?? at, turnId: turn.id, status, error: turn.error ?? null });
     }
+    // As Codex: a fork starts with nothing unread.
+    if (copied.some((record) => record.type === "turnCompleted")) copied.push({ type: "read", at });
     return copied;
   }
 
@@ -113,6 +118,7 @@ export class ThreadHistory {
         const index = this.turns.findIndex((turn) => turn.id === record.beforeTurnId);
         if (index === -1) break;
         const gone = new Set(this.turns.splice(index).map((turn) => turn.id));
+        if (this.firstUnread !== null && gone.has(this.firstUnread)) this.firstUnread = null;
         const kept = this.modelEntries.filter((entry) => !gone.has(entry.turnId));
         this.modelEntries.splice(0, this.modelEntries.length, ...kept);
         this.contextTokens = null;
@@ -135,9 +141,20 @@ export class ThreadHistory {
         turn.status = record.status;
         turn.error = record.error;
         turn.completedAtMs = record.at;
+        this.firstUnread ??= turn.id;
+        this.readRevision += 1;
         break;
       }
+      case "read":
+        this.firstUnread = null;
+        this.readRevision += 1;
+        break;
     }
+  }
+
+  /** Unread tracking as clients see it: the first turn that ended since the last read, if any. */
+  readState(): ThreadReadState {
+    return { firstUnread: this.firstUnread === null ? null : { type: "turn", turnId: this.firstUnread }, revision: String(this.readRevision) };
   }
 
   /** A turn by id, searched from the end: records almost always belong to the last turn (reading a file stays linear). */

@@ -173,9 +173,9 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   }
 
   /** `thread/readState/update`: the client has seen the loaded thread up to now. */
-  markRead(threadId: string, expectedRevision: string | null | undefined): { readState: ThreadReadState } {
+  async markRead(threadId: string, expectedRevision: string | null | undefined): Promise<{ readState: ThreadReadState }> {
     const thread = this.get(threadId);
-    const readState = thread.readState.markRead(threadId, expectedRevision);
+    const readState = await thread.markRead(expectedRevision);
     this.options.emit(thread.subscribers, "thread/readState/changed", { threadId, readState });
     return { readState };
   }

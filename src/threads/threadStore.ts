@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { ThreadReadState } from "../protocol/thread.js";
 import type { Logger } from "../runtime/logger.js";
 import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";
@@ -27,6 +28,8 @@ export const ThreadSummary = z.object({
   cliVersion: z.string(),
   originator: z.string().nullable().optional(),
   gitInfo: z.unknown().nullable().optional(),
+  /** Unread tracking (absent in index lines written before it was kept). */
+  readState: ThreadReadState.optional(),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;
 
@@ -316,6 +319,7 @@ export function summarize(history: ThreadHistory, filePath: string, archived: bo
     cliVersion: identity.cliVersion,
     originator: identity.originator ?? null,
     gitInfo: history.gitInfo,
+    readState: history.readState(),
   };
 }
 

@@ -90,7 +90,7 @@ describe("early handshake", () => {
     await server.waitFor((message) => message.id === 1 && message !== server.messages.find((first) => first.id === 1));
     const answers = server.messages.filter((message) => message.id === 1);
     expect(answers).toHaveLength(2);
-    expect(answers[1]).toEqual({ id: 1, result: { data: [], nextCursor: null, backwardsCursor: null } });
+    expect(answers[1]).toEqual({ id: 1, result: { data: [], readStates: {}, nextCursor: null, backwardsCursor: null } });
     expect(server.stderr).toContain('"earlyHandshake":true');
     await server.stop();
   });

@@ -362,6 +362,36 @@ describe("turns", () => {
     expect(texts.slice(-3)).toEqual(["Remember 42.", "Remember 42.", "What was it?"]);
   });
 
+  it("tracks unread turns on disk: thread/read, thread/list and a restart show them; a fork starts read", async () => {
+    const home = tempDir("aas-home-");
+    const mock = await startMockModel({ responses: [{ items: [{ type: "message", text: "One." }] }, { items: [{ type: "message", text: "Two." }] }] });
+    mocks.push(mock);
+    const first = await launch([], { home, mock, capabilities: { experimentalApi: true } });
+    const threadId = await startThread(first.server);
+    const readState = async (server: ServerProcess) => (await server.request("thread/read", { threadId })).result.readState;
+    const listed = async (server: ServerProcess) => (await server.request("thread/list", {})).result.readStates[threadId];
+    expect(await readState(first.server)).toEqual({ firstUnread: null, revision: "0" });
+    const one = await runTurn(first.server, threadId, "First.");
+    await runTurn(first.server, threadId, "Second.");
+    const unread = { firstUnread: { type: "turn", turnId: one.turnId }, revision: "2" };
+    expect(await readState(first.server)).toEqual(unread);
+    expect(await listed(first.server)).toEqual(unread);
+    const stale = await first.server.request("thread/readState/update", { threadId, operation: { type: "read" }, expectedRevision: "1" });
+    expect(stale.error.message).toContain("is at revision 2, not 1");
+    const marked = await first.server.request("thread/readState/update", { threadId, operation: { type: "read" }, expectedRevision: "2" });
+    expect(marked.result.readState).toEqual({ firstUnread: null, revision: "3" });
+    expect((await first.server.closeStdin()).code).toBe(0);
+
+    const second = await launch([], { home, mock });
+    expect(await readState(second.server)).toEqual({ firstUnread: null, revision: "3" });
+    expect(await listed(second.server)).toEqual({ firstUnread: null, revision: "3" });
+    const forked = await second.server.request("thread/fork", { threadId, excludeTurns: true });
+    const forkRead = await second.server.request("thread/read", { threadId: forked.result.thread.id });
+    expect(forkRead.result.readState.firstUnread).toBeNull();
+    const ephemeral = await second.server.request("thread/start", { ephemeral: true });
+    expect((await second.server.request("thread/read", { threadId: ephemeral.result.thread.id })).result.readState).toBeNull();
+  });
+
   it("forks with the model history up to a turn, then the fork and the source diverge", async () => {
     const { server, mock } = await launch([
       { items: [{ type: "message", text: "A1" }] },

@@ -35,7 +35,7 @@ async function connectAnswered(params: unknown, line: (home: string) => string) 
 describe("connect with an initialize answered before the server loaded", () => {
   it("serves it as answered: the connection is initialized, and nothing more is written for it", async () => {
     const { list, log, errors } = await connectAnswered({ clientInfo: CLIENT }, (home) => serializeMessage({ id: 1, result: describeServer(CLIENT, home) }, false));
-    expect(list.result).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
+    expect(list.result).toEqual({ data: [], readStates: {}, nextCursor: null, backwardsCursor: null });
     expect(log.messages.map((message) => message.id)).toEqual([2]);
     expect(errors).toEqual([]);
   });

@@ -34,9 +34,9 @@ export function threadHandlers(threads: ThreadManager<ClientConnection>): Thread
     },
     "thread/list": (params) => threads.edits.list(params),
     "thread/read": async (params, context) => {
-      const thread = await threads.edits.read(params.threadId, params.includeTurns ?? false);
+      const read = await threads.edits.read(params.threadId, params.includeTurns ?? false);
       if (params.includeTurns) threads.noticeFullHistory(context.connection, "read");
-      return { thread };
+      return read;
     },
     "thread/turns/list": (params) => threads.turns(params),
     "thread/archive": async (params, context) => respond(context, await threads.edits.archive(params.threadId, context.connection)),
