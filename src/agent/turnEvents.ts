@@ -16,6 +16,8 @@ export type TurnEvent =
   | { readonly type: "completeOpenItems" }
   /** Forgets started items that never complete: a response cut by queued input drops what it was still streaming, as Codex does. */
   | { readonly type: "dropOpenItems"; readonly ids: readonly string[] }
+  /** The thread's token usage, sent again as it stands (Codex does when steered input cuts a response). */
+  | { readonly type: "reportUsage" }
   | TurnNotification
   /** Entries appended to the model-visible history. */
   | { readonly type: "history"; readonly items: readonly ConversationItem[] }

@@ -352,10 +352,14 @@ class ResponseAttempt {
     if (this.open.size > 0) await this.job.emit({ type: "completeOpenItems" });
   }
 
-  /** Queued input cut the response: the items still streaming never complete and join no history, as in Codex. */
+  /**
+   * Queued input cut the response: the items still streaming never complete and join no history,
+   * and the usage so far is reported again before the input's items, as in Codex.
+   */
   async drop(): Promise<void> {
     if (this.open.size > 0) await this.job.emit({ type: "dropOpenItems", ids: [...this.open.keys()] });
     this.open.clear();
+    await this.job.emit({ type: "reportUsage" });
   }
 
   private async start(item: ThreadItem): Promise<void> {

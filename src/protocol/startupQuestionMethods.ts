@@ -11,6 +11,8 @@ export const GetAccountResponse = z.object({
   account: z.object({ type: z.literal("apiKey") }).nullable(),
   requiresOpenaiAuth: z.boolean(),
   userId: z.string().nullable().optional(),
+  /** Which ChatGPT workspace requests go to; Codex sends it outside its published schema, null without a ChatGPT login. */
+  workspaceRouting: z.unknown().nullable().optional(),
 });
 
 /** Result of `account/bedrock/checkGovCloudRequirements` (experimental; the Codex TUI waits for it at start-up). */

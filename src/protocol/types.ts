@@ -1608,6 +1608,7 @@ export type GetAccountResponse = {
   } | null;
   requiresOpenaiAuth: boolean;
   userId?: string | null;
+  workspaceRouting?: unknown | null;
 };
 
 export type GovCloudRequirementsResponse = {

@@ -149,12 +149,15 @@ export class ActiveTurn {
         // Never completed, stored or replayed: Codex sends no `item/completed` for them either.
         for (const id of event.ids) this.open.delete(id);
         return;
+      case "reportUsage":
+        this.host.usageRecorded(this.id);
+        return;
       default:
         return this.store(event);
     }
   };
 
-  private async store(event: Exclude<TurnEvent, { type: "notify" | "itemStarted" | "dropOpenItems" }>): Promise<void> {
+  private async store(event: Exclude<TurnEvent, { type: "notify" | "itemStarted" | "dropOpenItems" | "reportUsage" }>): Promise<void> {
     switch (event.type) {
       case "itemCompleted":
         await this.complete(event.item);

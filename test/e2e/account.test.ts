@@ -8,7 +8,7 @@ describe("account", () => {
     const { server, mock } = await launch([{ items: [{ type: "message", text: "Hello." }] }], {
       args: ["-c", `model_providers.mock.env_key="OPENAI_API_KEY"`],
     });
-    expect((await server.request("account/read", {})).result).toEqual({ account: null, requiresOpenaiAuth: false });
+    expect((await server.request("account/read", {})).result).toEqual({ account: null, userId: null, requiresOpenaiAuth: false, workspaceRouting: null });
     // Without a key, a turn fails and says which variable to set.
     const threadId = await startThread(server);
     const failed = await runTurn(server, threadId, "Hi.");

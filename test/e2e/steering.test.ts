@@ -98,6 +98,25 @@ describe("input steered into a running turn", () => {
     expect(read.result.thread.turns[0].items.map((item: any) => item.type)).toEqual(["userMessage", "reasoning", "userMessage", "agentMessage"]);
   });
 
+  it("reports the turn's usage again at the cut, before the steered input, as Codex", async () => {
+    const { server } = await launch([
+      { items: [{ type: "exec", cmd: "echo hi", callId: "call_1" }] },
+      { deltaDelayMs: 150, items: [{ type: "message", repeat: 40, delta: "slow " }] },
+      { items: [{ type: "message", text: "Answer after steer." }] },
+    ], { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    const started = await server.request("turn/start", { threadId, input: [{ type: "text", text: "First question." }] });
+    const turnId = started.result.turn.id;
+    await server.waitFor((m) => m.method === "item/agentMessage/delta");
+    await server.request("turn/steer", { threadId, expectedTurnId: turnId, input: [{ type: "text", text: "Steered." }] });
+    await server.waitFor((m) => m.method === "turn/completed");
+    const events = collapse(sequence(server, turnId));
+    const steeredAt = events.lastIndexOf("item/started:userMessage");
+    expect(events.slice(steeredAt - 2, steeredAt + 1)).toEqual(["item/agentMessage/delta", "thread/tokenUsage/updated", "item/started:userMessage"]);
+    const usages = server.messages.filter((m) => m.method === "thread/tokenUsage/updated");
+    expect(usages[1].params.tokenUsage).toEqual(usages[0].params.tokenUsage);
+  });
+
   it("refuses empty input while a turn runs, Codex's way, and the turn goes on untouched", async () => {
     const { server, mock } = await launch([{ deltaDelayMs: 100, items: [{ type: "message", repeat: 8, delta: "slow " }] }]);
     const threadId = await startThread(server);

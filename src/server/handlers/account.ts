@@ -17,7 +17,8 @@ type AccountHandlers = Pick<
 export function accountHandlers(auth: AuthStore, hub: ClientHub): AccountHandlers {
   const announce = () => hub.toInitialized("account/updated", { authMode: auth.loggedIn ? "apikey" : null, planType: null });
   return {
-    "account/read": () => ({ account: auth.loggedIn ? { type: "apiKey" as const } : null, requiresOpenaiAuth: false }),
+    // Every field Codex sends, in its order; there is no ChatGPT user or workspace here.
+    "account/read": () => ({ account: auth.loggedIn ? { type: "apiKey" as const } : null, userId: null, requiresOpenaiAuth: false, workspaceRouting: null }),
     "account/bedrock/checkGovCloudRequirements": () => ({ isGovCloud: false, shouldWarn: false }),
     "account/login/start": async (params, context) => {
       if (params.type !== "apiKey" || !("apiKey" in params)) {
