@@ -106,7 +106,7 @@ export function effectiveSettings(config: Config, stored: TurnSettings | null, r
   if (request.cwd) next.cwd = path.resolve(host.cwd, request.cwd);
   if (request.approvalPolicy) next.approvalPolicy = request.approvalPolicy;
   if (request.approvalsReviewer) next.approvalsReviewer = request.approvalsReviewer;
-  if (request.sandboxPolicy) next.sandbox = request.sandboxPolicy;
+  if (request.sandboxPolicy) next.sandbox = withDefaults(request.sandboxPolicy);
   else if (request.sandboxMode) next.sandbox = sandboxPolicy(request.sandboxMode, effective);
   if (request.reasoningEffort) next.reasoningEffort = request.reasoningEffort;
   if (request.reasoningSummary) next.reasoningSummary = request.reasoningSummary;
@@ -130,6 +130,24 @@ export function turnSettingsRequest(params: TurnStartParams): SettingsRequest {
 /** The sandbox mode a built-in permission profile stands for (none given: undefined). */
 export function profileSandboxMode(profile: PermissionProfileId | null | undefined): SandboxMode | undefined {
   return profile ? PROFILE_SANDBOX_MODE[profile] : undefined;
+}
+
+/** A client's sandbox policy with Codex's defaults filled in, so it is reported (and compared) whole. */
+function withDefaults(policy: SandboxPolicy): SandboxPolicy {
+  switch (policy.type) {
+    case "readOnly":
+      return { ...policy, networkAccess: policy.networkAccess ?? false };
+    case "workspaceWrite":
+      return {
+        ...policy,
+        writableRoots: policy.writableRoots ?? [],
+        networkAccess: policy.networkAccess ?? false,
+        excludeTmpdirEnvVar: policy.excludeTmpdirEnvVar ?? false,
+        excludeSlashTmp: policy.excludeSlashTmp ?? false,
+      };
+    default:
+      return policy;
+  }
 }
 
 /** The sandbox policy a `sandbox_mode` stands for, with `[sandbox_workspace_write]` applied. */

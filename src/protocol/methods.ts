@@ -377,7 +377,7 @@ export const serverNotifications = {
   "externalAgentConfig/import/progress": notification("ExternalAgentConfigImportProgressNotification", ExternalAgentConfigImportResultsNotification),
   "externalAgentConfig/import/completed": notification("ExternalAgentConfigImportCompletedNotification", ExternalAgentConfigImportResultsNotification),
   "thread/attachment/updated": notification("ThreadAttachmentUpdatedNotification", ThreadAttachmentUpdatedNotification),
-  "thread/settings/updated": notification("ThreadSettingsUpdatedNotification", ThreadSettingsUpdatedNotification),
+  "thread/settings/updated": notification("ThreadSettingsUpdatedNotification", ThreadSettingsUpdatedNotification, true),
   "thread/compacted": notification("ContextCompactedNotification", ContextCompactedNotification),
   "thread/goal/updated": notification("ThreadGoalUpdatedNotification", ThreadGoalUpdatedNotification),
   "thread/goal/cleared": notification("ThreadGoalClearedNotification", ThreadGoalClearedNotification),

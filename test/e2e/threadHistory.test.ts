@@ -86,8 +86,9 @@ describe("thread history methods", () => {
     expect(bad.error).toEqual({ code: -32600, message: "items[0] (web_search_call) is not a message, tool call or tool output this server can inject" });
   });
 
-  it("announces changed settings with thread/settings/updated, after the turn/start response", async () => {
-    const { server } = await launch([{ items: [{ type: "message", text: "Hi." }] }, { items: [{ type: "message", text: "Again." }] }]);
+  it("announces changed settings with thread/settings/updated, after the turn/start response, to experimental clients", async () => {
+    const responses = [{ items: [{ type: "message", text: "Hi." }] }, { items: [{ type: "message", text: "Again." }] }, { items: [{ type: "message", text: "Once more." }] }];
+    const { server } = await launch(responses, { capabilities: { experimentalApi: true } });
     const threadId = await startThread(server);
     const { turnId } = await runTurn(server, threadId, "Hi.", { model: "gpt-5.5-mini", approvalPolicy: "never" });
     const updates = server.messages.filter((m) => m.method === "thread/settings/updated");
@@ -98,9 +99,20 @@ describe("thread history methods", () => {
     });
     const responseAt = server.messages.findIndex((m) => m.result?.turn?.id === turnId);
     expect(server.messages.indexOf(updates[0])).toBeGreaterThan(responseAt);
-    // The same settings again change nothing, and announce nothing.
-    await runTurn(server, threadId, "Again.", { model: "gpt-5.5-mini" });
-    expect(server.messages.filter((m) => m.method === "thread/settings/updated")).toHaveLength(1);
+    // The same settings again change nothing, and announce nothing; a short sandbox policy is stored with Codex's defaults.
+    await runTurn(server, threadId, "Again.", { model: "gpt-5.5-mini", sandboxPolicy: { type: "workspaceWrite" } });
+    await runTurn(server, threadId, "Once more.", { sandboxPolicy: { type: "workspaceWrite" } });
+    const later = server.messages.filter((m) => m.method === "thread/settings/updated");
+    expect(later.map((m) => m.params.threadSettings.sandboxPolicy)).toEqual([
+      { type: "readOnly", networkAccess: false },
+      { type: "workspaceWrite", writableRoots: [], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: false },
+    ]);
+
+    // As Codex, a client without the experimental API hears none of it.
+    const plain = await launch([{ items: [{ type: "message", text: "Hi." }] }]);
+    const plainThread = await startThread(plain.server);
+    await runTurn(plain.server, plainThread, "Hi.", { model: "gpt-5.5-mini" });
+    expect(plain.server.messages.filter((m) => m.method === "thread/settings/updated")).toEqual([]);
   });
 
   it("deletes a thread for good with thread/delete and tells its subscribers", async () => {
