@@ -46,7 +46,7 @@ export const ThreadHistoryMode = z.enum(["legacy", "paginated"]);
 export const Thread = z.object({
   id: z.string(),
   /** Where the thread runs (Codex sends it to every client): here always the local machine at the thread's cwd. */
-  environments: z.array(ThreadEnvironment).optional(),
+  environments: z.array(ThreadEnvironment).nullable().optional(),
   extra: z.unknown().nullable().optional(),
   sessionId: z.string(),
   forkedFromId: z.string().nullable().optional(),
@@ -70,7 +70,7 @@ export const Thread = z.object({
   cliVersion: z.string(),
   originator: z.string().nullable().optional(),
   source: SessionSource,
-  canAcceptDirectInput: z.boolean().optional(),
+  canAcceptDirectInput: z.boolean().nullable().optional(),
   threadSource: z.string().nullable().optional(),
   agentNickname: z.string().nullable().optional(),
   agentRole: z.string().nullable().optional(),

@@ -1702,7 +1702,7 @@ export type SessionSource = ("cli" | "vscode" | "exec" | "appServer" | "unknown"
 
 export type Thread = {
   id: string;
-  environments?: ThreadEnvironment[];
+  environments?: ThreadEnvironment[] | null;
   extra?: unknown | null;
   sessionId: string;
   forkedFromId?: string | null;
@@ -1726,7 +1726,7 @@ export type Thread = {
   cliVersion: string;
   originator?: string | null;
   source: SessionSource;
-  canAcceptDirectInput?: boolean;
+  canAcceptDirectInput?: boolean | null;
   threadSource?: string | null;
   agentNickname?: string | null;
   agentRole?: string | null;

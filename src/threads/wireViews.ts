@@ -29,9 +29,11 @@ export function storedThread(
   status: ThreadStatus = { type: "notLoaded" },
   placement: { readonly section: NonNullable<Thread["section"]>; readonly enteredAt: number } | null = null,
 ): Thread {
+  // As Codex: a thread no process has loaded has no live environment and takes no direct input.
+  const live = status.type !== "notLoaded";
   return {
     id: summary.id,
-    environments: [{ environmentId: "local", cwd: summary.cwd, runtimeWorkspaceRoots: [summary.cwd] }],
+    environments: live ? [{ environmentId: "local", cwd: summary.cwd, runtimeWorkspaceRoots: [summary.cwd] }] : null,
     extra: null,
     sessionId: summary.sessionId,
     forkedFromId: summary.forkedFromId ?? null,
@@ -55,7 +57,7 @@ export function storedThread(
     cliVersion: summary.cliVersion,
     originator: summary.originator ?? null,
     source: summary.source as Thread["source"],
-    canAcceptDirectInput: true,
+    canAcceptDirectInput: live ? true : null,
     threadSource: summary.threadSource ?? null,
     agentNickname: null,
     agentRole: null,

@@ -87,8 +87,10 @@ describe("thread history methods", () => {
   });
 
   it("announces changed settings with thread/settings/updated, after the turn/start response, to experimental clients", async () => {
-    const responses = [{ items: [{ type: "message", text: "Hi." }] }, { items: [{ type: "message", text: "Again." }] }, { items: [{ type: "message", text: "Once more." }] }];
-    const { server } = await launch(responses, { capabilities: { experimentalApi: true } });
+    const { server } = await launch(
+      [{ items: [{ type: "message", text: "Hi." }] }, { items: [{ type: "message", text: "Again." }] }, { items: [{ type: "message", text: "Once more." }] }],
+      { capabilities: { experimentalApi: true } },
+    );
     const threadId = await startThread(server);
     const { turnId } = await runTurn(server, threadId, "Hi.", { model: "gpt-5.5-mini", approvalPolicy: "never" });
     const updates = server.messages.filter((m) => m.method === "thread/settings/updated");
