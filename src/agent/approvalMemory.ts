@@ -51,10 +51,16 @@ export function proposedPrefix(argv: readonly string[], parsed: ParsedScript): s
   return first && !runsItsWords(first[0]!) ? [...first] : [...argv];
 }
 
-/** Programs besides shells and wrappers whose words name what they run. */
-const RUNNERS = new Set(["eval", "exec", "source", ".", "xargs", "parallel", "python", "python3", "node", "perl", "ruby", "php", "lua", "awk"]);
+/**
+ * Programs besides shells and wrappers that run code their words give, here or in options a
+ * prefix rule would let the model append (`find -exec`, `sed -e 'e …'`, `rg --pre`, `tar
+ * --to-command`, `make --eval`, `npm --node-options`): a prefix of them allows too much.
+ */
+const RUNNERS = new Set(["eval", "exec", "source", ".", "xargs", "parallel", "find", "sed", "rg", "tar", "make", "npm", "npx", "pnpm", "yarn", "toybox", "busybox", "deno", "bun"]);
+/** Interpreters, also by versioned name (`python3.12`, `nodejs`, `gawk`). */
+const INTERPRETER = /^(python|pypy|perl|ruby|php|lua|node|nodejs|[gmn]?awk)[\d.]*$/;
 
 function runsItsWords(program: string): boolean {
   const name = path.basename(program);
-  return isShellName(name) || Object.hasOwn(WRAPPER_ANALYZERS, name) || RUNNERS.has(name);
+  return isShellName(name) || Object.hasOwn(WRAPPER_ANALYZERS, name) || RUNNERS.has(name) || INTERPRETER.test(name);
 }

@@ -92,7 +92,8 @@ describe("known-safe commands beside allowed ones", () => {
   it("are never proposed alone, and neither is a program that runs its words", async () => {
     const proposed = async (script: string) => proposedPrefix(bash(script), await parseScript(script));
     expect(await proposed("true && ls /")).toEqual(bash("true && ls /"));
-    for (const script of ["echo hi && env && make", "ls && sh && echo", "nice && rm x", "xargs && rm", "sudo rm -rf x", "bash -c 'rm x'"]) {
+    const runners = ["find / -name id_rsa", "sed -n 1,5p notes.txt", "rg TODO src", "tar -tf a.tar", "make", "npm test", "gawk 'BEGIN{print 1}'", "python3.12 x.py", "nodejs x.js", "toybox"];
+    for (const script of ["echo hi && env && make", "ls && sh && echo", "nice && rm x", "xargs && rm", "sudo rm -rf x", "bash -c 'rm x'", ...runners]) {
       expect(await proposed(script), script).toEqual(bash(script));
     }
   });
