@@ -11,7 +11,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Three test files at once on a 2-core machine: end-to-end tests spend much of their time
     // waiting on servers, model mocks and shells, so a third file fills the cores. `npm test` took
-    // 98–110 s idle against 123–131 s with two, and passed under `npm run test:load`; more files at
+    // 98–116 s idle against 123–131 s with two, and passed under `npm run test:load`; more files at
     // once starved waits past their timeouts.
     maxWorkers: 3,
     // Test files share their worker's modules: a fresh module graph per file (ajv's compiled
