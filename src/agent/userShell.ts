@@ -7,7 +7,7 @@
  */
 import type { ThreadItem } from "../protocol/items.js";
 import type { ConversationItem } from "./conversation.js";
-import { shellOutputText } from "./exec/commandOutput.js";
+import { shellOutputText, wholeOutput } from "./exec/commandOutput.js";
 import { displayCommand } from "./exec/shellWords.js";
 import type { ToolContext } from "./tools/tool.js";
 import { directLauncher } from "./boundary/launch.js";
@@ -61,7 +61,7 @@ export async function runUserShellCommand(request: UserShellCommand, context: To
   const item: ThreadItem = { ...base, processId: session.pid, status: exitCode === 0 ? "completed" : "failed", aggregatedOutput: session.aggregatedOutput, exitCode, durationMs };
   await context.emit({ type: "itemCompleted", item });
   context.signal.throwIfAborted();
-  const result = shellOutputText({ wallMs: durationMs, exitCode, output: session.aggregatedOutput + (exited ? "" : `\ncommand timed out after ${timeoutMs} ms`), maxTokens: MAX_OUTPUT_TOKENS });
+  const result = shellOutputText({ wallMs: durationMs, exitCode, output: wholeOutput(session.aggregatedOutput + (exited ? "" : `\ncommand timed out after ${timeoutMs} ms`)), maxTokens: MAX_OUTPUT_TOKENS });
   const text = `<user_shell_command>\n<command>\n${request.command}\n</command>\n<result>\n${result}\n</result>\n</user_shell_command>`;
   return [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
 }

@@ -49,6 +49,22 @@ describe("commands", () => {
     expect(output).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: [\d.]+ seconds\nProcess exited with code 3\nOriginal token count: \d+\nOutput:\n/);
   });
 
+  it("streams at most 1 MiB of a command's output to clients, marked as cut; the item and the model keep its head and tail", async () => {
+    // 3,000,000 characters: a head of "h", a middle of "m", a tail of "t".
+    const { server, mock } = await launch(execThen("head -c 600000 /dev/zero | tr '\\0' h; head -c 1800000 /dev/zero | tr '\\0' m; head -c 600000 /dev/zero | tr '\\0' t"), { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Print a lot.");
+    const streamed = server.messages.filter((m) => m.method === "item/commandExecution/outputDelta").map((m) => m.params.delta).join("");
+    const marker = streamed.indexOf("\n[… output cut: more than 1048576 characters");
+    expect(marker).toBe(1024 * 1024);
+    expect(streamed.slice(marker)).toMatch(/^\n\[… output cut: [^\n]*\]\n$/);
+    const item = completedItem(server, "commandExecution");
+    expect(item.aggregatedOutput).toBe(`${"h".repeat(524288)}\n[… ${3_000_000 - 1048576} characters omitted …]\n${"t".repeat(524288)}`);
+    const output = lastToolOutput(mock.requests[1]!.body);
+    expect(output).toContain("Original token count: 750000\n");
+    expect(output).toMatch(/^[\s\S]*Output:\nh+\n…\d+ tokens truncated…\nt+$/);
+  });
+
   it("runs the older shell (argv) and shell_command tools, with their timeout", async () => {
     const { server, mock } = await launch(
       [

@@ -1,16 +1,27 @@
 import { randomBytes } from "node:crypto";
 
-/** Rough token count of text (4 characters a token), as used for output budgets. */
-export function approximateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+/** A command's output as kept: its head and tail joined, and how long it really was. */
+export interface KeptOutput {
+  readonly text: string;
+  readonly chars: number;
 }
 
-/** Keeps the head and tail of text over `maxTokens`, with a marker saying how much was cut. */
-export function truncateForModel(text: string, maxTokens: number): string {
+/** Output that was kept whole. */
+export function wholeOutput(text: string): KeptOutput {
+  return { text, chars: text.length };
+}
+
+/**
+ * Keeps the head and tail of output over `maxTokens`, with a marker saying how much was cut
+ * (counted on what was printed, not on what was kept).
+ */
+export function truncateForModel(output: KeptOutput, maxTokens: number): string {
+  const { text, chars } = output;
   const limit = Math.max(0, maxTokens) * 4;
-  if (text.length <= limit) return text;
-  const half = Math.floor(limit / 2);
-  const cut = approximateTokens(text) - maxTokens;
+  if (chars <= limit) return text;
+  // Kept output is already head + tail: never take more than half of it from either end.
+  const half = Math.min(Math.floor(limit / 2), Math.floor(text.length / 2));
+  const cut = Math.ceil(chars / 4) - Math.ceil((2 * half) / 4);
   return `${text.slice(0, half)}\n…${cut} tokens truncated…\n${text.slice(text.length - half)}`;
 }
 
@@ -19,7 +30,7 @@ export function execOutputText(options: {
   readonly wallMs: number;
   readonly exitCode: number | null;
   readonly sessionId: number | null;
-  readonly output: string;
+  readonly output: KeptOutput;
   readonly maxTokens: number;
 }): string {
   const status =
@@ -28,14 +39,14 @@ export function execOutputText(options: {
     `Chunk ID: ${randomBytes(3).toString("hex")}`,
     `Wall time: ${(options.wallMs / 1000).toFixed(4)} seconds`,
     status,
-    `Original token count: ${approximateTokens(options.output)}`,
+    `Original token count: ${Math.ceil(options.output.chars / 4)}`,
     "Output:",
     truncateForModel(options.output, options.maxTokens),
   ].join("\n");
 }
 
 /** What the model is told about a command run through the older `shell` / `shell_command` tools. */
-export function shellOutputText(options: { readonly wallMs: number; readonly exitCode: number; readonly output: string; readonly maxTokens: number }): string {
+export function shellOutputText(options: { readonly wallMs: number; readonly exitCode: number; readonly output: KeptOutput; readonly maxTokens: number }): string {
   return [
     `Exit code: ${options.exitCode}`,
     `Wall time: ${(options.wallMs / 1000).toFixed(1)} seconds`,

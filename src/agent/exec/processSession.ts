@@ -1,10 +1,15 @@
 import type { ResultPromise } from "execa";
 import { StringDecoder } from "node:string_decoder";
 import type { Launcher } from "../boundary/launch.js";
+import type { KeptOutput } from "./commandOutput.js";
+import { HeadTailText } from "./headTailText.js";
 import { killProcessGroup, processExit, spawnProcessGroup, type ProcessExit } from "./processGroup.js";
 
-// What the item keeps of a command's output: the first and last halves of this many characters.
+// What the item keeps of a command's output, and what the model's copy is cut from: the first and
+// last halves of this many characters. Clients are streamed at most this much of it, then told the rest is cut.
 const ITEM_OUTPUT_CAP = 1024 * 1024;
+
+
 
 /**
  * One running command in its own process group: output (stdout and stderr, as they come) is kept
@@ -14,9 +19,9 @@ const ITEM_OUTPUT_CAP = 1024 * 1024;
 export class ProcessSession {
   readonly exited: Promise<ProcessExit>;
   private readonly child: ResultPromise;
-  private output = "";
-  private dropped = 0;
-  private unread = "";
+  private output = new HeadTailText(ITEM_OUTPUT_CAP / 2);
+  private unread = new HeadTailText(ITEM_OUTPUT_CAP / 2);
+  private streamed = 0;
   private exit: ProcessExit | null = null;
 
   constructor(
@@ -30,13 +35,17 @@ export class ProcessSession {
       stream?.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
         if (!text) return;
-        this.append(text);
-        options.onOutput(text);
+        this.output.append(text);
+        this.unread.append(text);
+        this.stream(text, options.onOutput);
       });
     }
     this.exited = processExit(this.child).then((exit) => {
       // A command that could not start (a workdir it may not enter, say) tells the model why as its output.
-      if (exit.spawnError) this.append(`${exit.spawnError}\n`);
+      if (exit.spawnError) {
+        this.output.append(`${exit.spawnError}\n`);
+        this.unread.append(`${exit.spawnError}\n`);
+      }
       return (this.exit = exit);
     });
   }
@@ -58,14 +67,16 @@ export class ProcessSession {
 
   /** Everything printed so far (capped: head and tail kept). */
   get aggregatedOutput(): string {
-    return this.dropped === 0 ? this.output : `${this.output.slice(0, ITEM_OUTPUT_CAP / 2)}\n[… ${this.dropped} characters omitted …]\n${this.output.slice(ITEM_OUTPUT_CAP / 2)}`;
+    const { head, tail, dropped } = this.output.kept();
+    return dropped === 0 ? head + tail : `${head}\n[… ${dropped} characters omitted …]\n${tail}`;
   }
 
   /** Output printed since the last call. */
-  takeUnread(): string {
-    const text = this.unread;
-    this.unread = "";
-    return text;
+  takeUnread(): KeptOutput {
+    const { head, tail } = this.unread.kept();
+    const taken = { text: head + tail, chars: this.unread.length };
+    this.unread = new HeadTailText(ITEM_OUTPUT_CAP / 2);
+    return taken;
   }
 
   /** Resolves true once the process exited, false after `ms` (or when `signal` aborts). */
@@ -97,14 +108,13 @@ export class ProcessSession {
     killProcessGroup(this.child);
   }
 
-  private append(text: string): void {
-    this.unread += text;
-    this.output += text;
-    if (this.output.length > ITEM_OUTPUT_CAP) {
-      const excess = this.output.length - ITEM_OUTPUT_CAP;
-      // Keep the head; drop from the middle so the tail stays current.
-      this.output = this.output.slice(0, ITEM_OUTPUT_CAP / 2) + this.output.slice(ITEM_OUTPUT_CAP / 2 + excess);
-      this.dropped += excess;
-    }
+  /** Streams output to clients up to the cap, then says once that the rest is cut (the item keeps its tail). */
+  private stream(text: string, onOutput: (delta: string) => void): void {
+    if (this.streamed >= ITEM_OUTPUT_CAP) return;
+    const room = ITEM_OUTPUT_CAP - this.streamed;
+    this.streamed += Math.min(text.length, room);
+    if (text.length <= room) return onOutput(text);
+    this.streamed = ITEM_OUTPUT_CAP;
+    onOutput(`${text.slice(0, room)}\n[… output cut: more than ${ITEM_OUTPUT_CAP} characters; the completed item keeps its head and tail …]\n`);
   }
 }

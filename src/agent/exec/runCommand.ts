@@ -204,7 +204,9 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   const exit = await session.exited;
   await completion;
   context.sessions.remove(session.id);
-  const output = session.takeUnread() + (exited ? "" : `\ncommand timed out after ${request.timeoutMs} ms`);
+  const unread = session.takeUnread();
+  const timedOut = exited ? "" : `\ncommand timed out after ${request.timeoutMs} ms`;
+  const output = { text: unread.text + timedOut, chars: unread.chars + timedOut.length };
   return shellOutputText({ wallMs: context.environment.clock.nowMs() - started, exitCode: exited ? exit.exitCode : 124, output, maxTokens: request.maxOutputTokens });
 }
 
