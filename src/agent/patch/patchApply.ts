@@ -141,11 +141,12 @@ function applyChunks(content: string, chunks: readonly PatchChunk[], file: strin
 /** Where `wanted` starts in `lines` at or after `from`: exact first, then ignoring trailing, then all surrounding whitespace. */
 function findSequence(lines: readonly string[], wanted: readonly string[], from: number, atEnd: boolean): number {
   const normalizers = [(line: string) => line, (line: string) => line.trimEnd(), (line: string) => line.trim()];
+  // Candidate starts are walked, not listed: a patch of many hunks on a long file searches from
+  // each hunk's cursor, and a list per search cost the file's length every time.
+  const [first, last] = atEnd ? [lines.length - wanted.length, lines.length - wanted.length] : [from, lines.length - wanted.length];
   for (const normalize of normalizers) {
     const target = wanted.map(normalize);
-    const starts = atEnd ? [lines.length - wanted.length] : Array.from({ length: Math.max(0, lines.length - wanted.length - from + 1) }, (_, k) => from + k);
-    for (const start of starts) {
-      if (start < 0) continue;
+    for (let start = Math.max(0, first); start <= last; start++) {
       if (target.every((line, k) => normalize(lines[start + k] ?? "\u0000") === line)) return start;
     }
   }
