@@ -94,6 +94,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   /** `thread/resume`: loads a stored thread (or joins the loaded one), applies overrides, subscribes. */
   async resume(params: ThreadResumeParams, subscriber: S): Promise<Outcome<ThreadResumeResponse>> {
     let thread = this.loaded.get(params.threadId);
+    const cold = !thread;
     if (!thread) {
       const stored = await this.options.store.read(params.threadId);
       if (!stored || stored.summary.archived) throw noRolloutFound(params.threadId);
@@ -105,11 +106,10 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
       });
       this.loadFailures.delete(params.threadId);
       thread = this.register(stored.history, false, { path: stored.summary.path, writer });
-      if (!params.excludeTurns) this.noticeFullHistory(subscriber, "load");
-      this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
-    } else if (!params.excludeTurns) {
-      this.noticeFullHistory(subscriber, "load");
     }
+    // Codex's order on a cold resume: the notice, then the status, then the response.
+    if (!params.excludeTurns) this.noticeFullHistory(subscriber, "load");
+    if (cold) this.options.emit([subscriber], "thread/status/changed", { threadId: params.threadId, status: thread.status });
     const changed = await thread.applySettings(threadSettingsRequest(params));
     const sources = await thread.instructionSources();
     thread.subscribe(subscriber);

@@ -35,17 +35,13 @@ export class ProcessSession {
       stream?.on("data", (chunk: Buffer) => {
         const text = decoder.write(chunk);
         if (!text) return;
-        this.output.append(text);
-        this.unread.append(text);
+        this.keep(text);
         this.stream(text, options.onOutput);
       });
     }
     this.exited = processExit(this.child).then((exit) => {
       // A command that could not start (a workdir it may not enter, say) tells the model why as its output.
-      if (exit.spawnError) {
-        this.output.append(`${exit.spawnError}\n`);
-        this.unread.append(`${exit.spawnError}\n`);
-      }
+      if (exit.spawnError) this.keep(`${exit.spawnError}\n`);
       return (this.exit = exit);
     });
   }
@@ -106,6 +102,12 @@ export class ProcessSession {
   kill(): void {
     // Even after it exited: what it left running (in the background, detached) goes too.
     killProcessGroup(this.child);
+  }
+
+  /** Keeps output for the item and for the model's next read. */
+  private keep(text: string): void {
+    this.output.append(text);
+    this.unread.append(text);
   }
 
   /** Streams output to clients up to the cap, then says once that the rest is cut (the item keeps its tail). */
