@@ -164,21 +164,17 @@ describe("input steered into a running turn", () => {
     expect((await server.request("thread/compact/start", { threadId })).result).toEqual({});
     const compacting = await server.waitFor((m) => m.method === "turn/started" && m.params.turn.id !== server.messages.find((x) => x.method === "turn/started").params.turn.id);
     const compactTurn = compacting.params.turn.id;
-    const compact = await server.request("turn/steer", { threadId, expectedTurnId: compactTurn, input: [{ type: "text", text: "x" }] });
-    expect(compact.error).toEqual({
-      code: -32600,
-      message: "cannot steer a compact turn",
-      data: { message: "cannot steer a compact turn", codexErrorInfo: { activeTurnNotSteerable: { turnKind: "compact" } }, additionalDetails: null },
-    });
+    // Codex's refusal, in the message and in the error's data.
+    const expectNotSteerable = async (turnId: string, turnKind: string) => {
+      const refused = await server.request("turn/steer", { threadId, expectedTurnId: turnId, input: [{ type: "text", text: "x" }] });
+      const message = `cannot steer a ${turnKind} turn`;
+      expect(refused.error).toEqual({ code: -32600, message, data: { message, codexErrorInfo: { activeTurnNotSteerable: { turnKind } }, additionalDetails: null } });
+    };
+    await expectNotSteerable(compactTurn, "compact");
     await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === compactTurn);
     const review = await server.request("review/start", { threadId, target: { type: "uncommittedChanges" } });
     const reviewTurn = review.result.turn.id;
-    const refused = await server.request("turn/steer", { threadId, expectedTurnId: reviewTurn, input: [{ type: "text", text: "x" }] });
-    expect(refused.error).toEqual({
-      code: -32600,
-      message: "cannot steer a review turn",
-      data: { message: "cannot steer a review turn", codexErrorInfo: { activeTurnNotSteerable: { turnKind: "review" } }, additionalDetails: null },
-    });
+    await expectNotSteerable(reviewTurn, "review");
     await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === reviewTurn);
   });
 });
