@@ -65,6 +65,15 @@ describe("commands", () => {
     expect(output).toMatch(/^[\s\S]*Output:\nh+\n…\d+ tokens truncated…\nt+$/);
   });
 
+  it("cuts the streamed output between characters, never inside one", async () => {
+    const { server } = await launch(execThen("head -c 1048575 /dev/zero | tr '\\0' a; for i in 1 2 3; do printf '\\360\\237\\230\\200'; done"), { sandbox: "danger-full-access" });
+    const threadId = await startThread(server);
+    await runTurn(server, threadId, "Print.");
+    const streamed = server.messages.filter((m) => m.method === "item/commandExecution/outputDelta").map((m) => m.params.delta).join("");
+    expect(streamed.indexOf("\n[… output cut")).toBe(1048575);
+    expect(streamed.slice(0, 1048575)).toBe("a".repeat(1048575));
+  });
+
   it("runs the older shell (argv) and shell_command tools, with their timeout", async () => {
     const { server, mock } = await launch(
       [

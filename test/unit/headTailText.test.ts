@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HeadTailText } from "../../src/agent/exec/headTailText.js";
+import { HeadTailText, wholeCharacters } from "../../src/agent/exec/headTailText.js";
 
 describe("HeadTailText", () => {
   it("keeps everything while it fits", () => {
@@ -17,5 +17,16 @@ describe("HeadTailText", () => {
       expect(text.kept(), `chunks of ${size}`).toEqual({ head: all.slice(0, 100), tail: all.slice(-100), dropped: all.length - 200 });
       expect(text.length).toBe(all.length);
     }
+  });
+
+  it("never cuts a character in two at the head's end or the tail's start", () => {
+    const text = new HeadTailText(5);
+    text.append(`abcd${"😀".repeat(10)}`);
+    const { head, tail, dropped } = text.kept();
+    expect(head).toBe("abcd");
+    expect(tail).toBe("😀😀");
+    expect(head.length + tail.length + dropped).toBe(24);
+    expect(wholeCharacters("ab😀", 3)).toBe(2);
+    expect(wholeCharacters("ab😀", 4)).toBe(4);
   });
 });

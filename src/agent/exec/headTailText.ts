@@ -5,6 +5,7 @@
  */
 export class HeadTailText {
   private head = "";
+  private headFull = false;
   private tail: string[] = [];
   private tailChars = 0;
   private total = 0;
@@ -19,11 +20,12 @@ export class HeadTailText {
   append(text: string): void {
     this.total += text.length;
     let rest = text;
-    if (this.head.length < this.half) {
-      const room = this.half - this.head.length;
+    if (!this.headFull) {
+      const room = wholeCharacters(rest, this.half - this.head.length);
       this.head += rest.slice(0, room);
       rest = rest.slice(room);
       if (rest === "") return;
+      this.headFull = true;
     }
     this.tail.push(rest);
     this.tailChars += rest.length;
@@ -34,7 +36,24 @@ export class HeadTailText {
   /** The kept head and tail, and how many characters between them were dropped. */
   kept(): { head: string; tail: string; dropped: number } {
     const joined = this.tail.join("");
-    const tail = joined.length > this.half ? joined.slice(joined.length - this.half) : joined;
+    let start = Math.max(0, joined.length - this.half);
+    // Never begin with the second half of a character cut in two.
+    if (start > 0 && isLowSurrogate(joined.charCodeAt(start))) start++;
+    const tail = joined.slice(start);
     return { head: this.head, tail, dropped: this.total - this.head.length - tail.length };
   }
+}
+
+/** How many of the first `count` UTF-16 units of `text` to take so no character is cut in two. */
+export function wholeCharacters(text: string, count: number): number {
+  if (count <= 0 || count >= text.length) return Math.max(0, Math.min(count, text.length));
+  return isHighSurrogate(text.charCodeAt(count - 1)) ? count - 1 : count;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

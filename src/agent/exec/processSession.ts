@@ -2,7 +2,7 @@ import type { ResultPromise } from "execa";
 import { StringDecoder } from "node:string_decoder";
 import type { Launcher } from "../boundary/launch.js";
 import type { KeptOutput } from "./commandOutput.js";
-import { HeadTailText } from "./headTailText.js";
+import { HeadTailText, wholeCharacters } from "./headTailText.js";
 import { killProcessGroup, processExit, spawnProcessGroup, type ProcessExit } from "./processGroup.js";
 
 // What the item keeps of a command's output, and what the model's copy is cut from: the first and
@@ -117,6 +117,6 @@ export class ProcessSession {
     this.streamed += Math.min(text.length, room);
     if (text.length <= room) return onOutput(text);
     this.streamed = ITEM_OUTPUT_CAP;
-    onOutput(`${text.slice(0, room)}\n[… output cut: more than ${ITEM_OUTPUT_CAP} characters; the completed item keeps its head and tail …]\n`);
+    onOutput(`${text.slice(0, wholeCharacters(text, room))}\n[… output cut: more than ${ITEM_OUTPUT_CAP} characters; the completed item keeps its head and tail …]\n`);
   }
 }
