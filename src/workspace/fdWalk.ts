@@ -26,8 +26,8 @@ export const READ_DIRECTORY = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK;
  * /proc/self/fd entry is a magic link to the open directory itself, not to its path, so this is
  * openat(2) semantics, which Node lacks. A final symlink is followed unless the call says not to.
  */
-export function at(dir: FileHandle, name: string): string {
-  return `/proc/self/fd/${dir.fd}/${name}`;
+export function at(dir: FileHandle | number, name: string): string {
+  return `/proc/self/fd/${typeof dir === "number" ? dir : dir.fd}/${name}`;
 }
 
 /** Opens the directory `name` in `dir` to list it; fails (ELOOP, ENOTDIR) rather than follow a symlink. */

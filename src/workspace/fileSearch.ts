@@ -1,7 +1,8 @@
-import { opendir, type FileHandle } from "node:fs/promises";
-import { runSliced, TimeSlice } from "../runtime/timeSlice.js";
-import { openChildDirectory } from "./fdWalk.js";
-import { fuzzyMatchSteps } from "./fuzzyMatch.js";
+import { closeSync, openSync, opendirSync, type Dir } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { runSliced, TimeSlice, type Steps } from "../runtime/timeSlice.js";
+import { at, READ_DIRECTORY } from "./fdWalk.js";
+import { FuzzyMatcher } from "./fuzzyMatch.js";
 import type { FuzzyQuery } from "./fuzzyQuery.js";
 
 /** A file or directory that matched, with its path relative to the searched root ("/"-separated). */
@@ -19,65 +20,100 @@ const SKIPPED_DIRECTORIES = new Set([".git", "node_modules"]);
 /** Entries looked at per root before the walk stops, so a huge tree cannot make a search unbounded. */
 export const MAX_ENTRIES_PER_ROOT = 200_000;
 
-/** Milliseconds a search may match paths before it lets other requests run. */
-export const SEARCH_SLICE_MS = 10;
+/** Milliseconds a search may walk and match before it lets other requests run. */
+export const SEARCH_SLICE_MS = 1;
+
+/** Directory entries read per system call. */
+const ENTRIES_PER_READ = 32;
 
 /**
  * Walks the open directory `root` and returns its `limit` best matches for `query`, best first,
- * then by path. Each directory is opened relative to its parent without following symlinks, so
- * the walk stays inside `root` (even if a directory is swapped for a symlink meanwhile) and
- * cannot loop; symlinks are matched but never entered. Matching shares the event loop in slices
- * of {@link SEARCH_SLICE_MS}, even within one path, and stops early, with what it has, once
- * `signal` is aborted.
+ * then by path; nothing once `signal` is aborted. Each directory is opened relative to its parent
+ * without following symlinks, so the walk stays inside `root` (even if a directory is swapped for
+ * a symlink meanwhile) and cannot loop; symlinks are matched but never entered. Walking and
+ * matching share the event loop in slices of {@link SEARCH_SLICE_MS}, even within one path.
  */
 export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: number, signal: AbortSignal): Promise<FileSearchMatch[]> {
-  const matches: FileSearchMatch[] = [];
-  const slice = new TimeSlice(SEARCH_SLICE_MS);
+  return (await runSliced(searchSteps(root.fd, query, limit), new TimeSlice(SEARCH_SLICE_MS), signal)) ?? [];
+}
+
+/**
+ * The search as steps, one or more per entry. The walk reads directories with synchronous calls
+ * between steps: each is one short read of a local directory, and a thread-pool round trip for
+ * each would cost more than the read (100,000 files: 60 ms read in line, 300 ms through the pool).
+ */
+function* searchSteps(rootFd: number, query: FuzzyQuery, limit: number): Steps<FileSearchMatch[]> {
+  const matcher = new FuzzyMatcher(query);
+  const kept = new BestMatches(limit);
   let seen = 0;
-  const exhausted = () => seen > MAX_ENTRIES_PER_ROOT || signal.aborted;
-  // Depth first, one directory at a time: open fds stay as few as the tree is deep, and a
-  // cancelled search stops within one read.
-  const visit = async (dir: FileHandle, relativeDir: string): Promise<void> => {
+  // Depth first, one directory at a time: open fds stay as few as the tree is deep.
+  function* visit(dirFd: number, relativeDir: string): Steps<void> {
     const subdirectories: string[] = [];
+    let dir: Dir | undefined;
     try {
-      for await (const entry of await opendir(`/proc/self/fd/${dir.fd}`)) {
-        // Entries are read ahead in batches and matched with no I/O between them; pausing by time
-        // keeps each stretch short whatever the batch size and however long the paths.
-        await slice.pause();
-        if (++seen > MAX_ENTRIES_PER_ROOT || signal.aborted) break;
+      dir = opendirSync(`/proc/self/fd/${dirFd}`, { bufferSize: ENTRIES_PER_READ });
+      for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
+        yield;
+        if (++seen > MAX_ENTRIES_PER_ROOT) break;
         const isDirectory = entry.isDirectory();
         if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
         const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
         if (isDirectory) subdirectories.push(entry.name);
-        const match = await runSliced(fuzzyMatchSteps(query, relative), slice, signal);
-        if (!match) continue;
-        matches.push({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
-        // Keep memory bounded on broad queries: trim to the best `limit` now and then.
-        if (matches.length >= limit * 4) matches.splice(0, matches.length, ...best(matches, limit));
+        const match = yield* matcher.steps(relative);
+        if (match && kept.wants(match.score)) kept.add({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
       }
     } catch {
       // Unreadable (permissions, removed meanwhile): search the rest.
+    } finally {
+      dir?.closeSync();
     }
     for (const name of subdirectories) {
-      if (exhausted()) return;
-      const child = await openChildDirectory(dir, name).catch(() => undefined);
-      if (!child) continue;
+      if (seen > MAX_ENTRIES_PER_ROOT) return;
+      let childFd: number;
       try {
-        await visit(child, relativeDir === "" ? name : `${relativeDir}/${name}`);
+        childFd = openSync(at(dirFd, name), READ_DIRECTORY);
+      } catch {
+        continue;
+      }
+      try {
+        yield* visit(childFd, relativeDir === "" ? name : `${relativeDir}/${name}`);
       } finally {
-        await child.close();
+        closeSync(childFd);
       }
     }
-  };
-  await visit(root, "");
-  return best(matches, limit);
+  }
+  yield* visit(rootFd, "");
+  return kept.best();
+}
+
+/** The best `limit` matches so far, in memory bounded by the limit however broad the query. */
+class BestMatches {
+  private matches: FileSearchMatch[] = [];
+  /** The worst match kept at the last trim: one no better can never make the best `limit`. */
+  private worst: FileSearchMatch | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  /** Whether a match of `score` could still make the best `limit`, before it is built. */
+  wants(score: number): boolean {
+    return this.worst === undefined || score >= this.worst.score;
+  }
+
+  add(match: FileSearchMatch): void {
+    if (this.worst && compareMatches(match, this.worst) >= 0) return;
+    this.matches.push(match);
+    if (this.matches.length < this.limit * 4) return;
+    this.matches = this.best();
+    this.worst = this.matches[this.matches.length - 1];
+  }
+
+  /** The best `limit`, best first. */
+  best(): FileSearchMatch[] {
+    return this.matches.sort(compareMatches).slice(0, this.limit);
+  }
 }
 
 /** Best first; equal scores by path, so results are stable. */
 export function compareMatches(a: { score: number; path: string }, b: { score: number; path: string }): number {
   return b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-}
-
-function best(matches: FileSearchMatch[], limit: number): FileSearchMatch[] {
-  return matches.sort(compareMatches).slice(0, limit);
 }

@@ -1,50 +1,96 @@
-import { BONUS_CONSECUTIVE, FIRST_CHAR_MULTIPLIER, GAP_EXTENSION, GAP_START, SCORE_MATCH, type Bonuses, type FuzzyMatch } from "./fuzzyScore.js";
+import type { CandidateIndex } from "./fuzzyCandidate.js";
+import { firstAtOrAfter } from "./fuzzyGreedy.js";
+import { BONUS_CONSECUTIVE, FIRST_CHAR_MULTIPLIER, GAP_EXTENSION, GAP_START, SCORE_MATCH, bonusAt, type FuzzyMatch } from "./fuzzyScore.js";
+
+const NONE = Number.NEGATIVE_INFINITY;
+
+/** Scratch for the cells of one alignment, grown as needed: alignments run one at a time, without yielding. */
+let scores = new Float64Array(1024);
+let runs = new Float64Array(1024);
+let froms = new Int32Array(1024);
+/** Scratch for the rows of one alignment: see {@link optimalAlignment}. */
+let rowFirst = new Int32Array(64);
+let rowEnd = new Int32Array(64);
+let cellOf = new Int32Array(65);
 
 /**
- * The best-scoring alignment of `atom` at positions `lo..hi` of `chars` (case-folded as the query;
- * `bonuses` of the same candidate), by dynamic programming over (atom character, position): it
- * costs atom.length × (hi - lo + 1) cells, which the caller must keep small. Null when the atom is
- * not a subsequence there.
+ * The best-scoring alignment of `atom` (letters) at positions `lo..hi` of `candidate`, by dynamic
+ * programming over (atom character, position where that character occurs): a row holds only the
+ * positions where its letter is, so the cost is the occurrences in `lo..hi` of the atom's letters,
+ * never more than atom.length × (hi - lo + 1), which the caller must keep small. It finds the same
+ * alignment as the full matrix would, ties included: the adjacent step over a gap, the earliest
+ * gap start, the earliest end. Null when the atom is not a subsequence there.
  */
-export function optimalAlignment(atom: readonly string[], chars: readonly string[], bonuses: Bonuses, lo: number, hi: number): FuzzyMatch | null {
-  const width = hi - lo + 1;
-  const NONE = Number.NEGATIVE_INFINITY;
-  // Row i, column k is atom[i] matched at position lo + k: the best score of atom[0..i], the
-  // column atom[i-1] went to, and the bonus the run of consecutive matches ending there started with.
-  const best = new Float64Array(atom.length * width).fill(NONE);
-  const from = new Int32Array(atom.length * width).fill(-1);
-  const runBonus = new Float64Array(atom.length * width);
+export function optimalAlignment(atom: Int32Array, candidate: CandidateIndex, lo: number, hi: number): FuzzyMatch | null {
+  const { positions, codes } = candidate;
+  // Row i is positions[rowFirst[i] .. rowEnd[i]): where atom[i] occurs in lo..hi; its cells start at cellOf[i].
+  if (rowFirst.length < atom.length) [rowFirst, rowEnd, cellOf] = [new Int32Array(atom.length), new Int32Array(atom.length), new Int32Array(atom.length + 1)];
   for (let i = 0; i < atom.length; i++) {
-    const row = i * width;
-    const above = row - width;
-    // The best cell of the previous row that a gap leads from, already charged for that gap.
-    let gapScore = NONE;
+    const letter = atom[i]!;
+    const end = candidate.end(letter);
+    rowFirst[i] = firstAtOrAfter(positions, candidate.first(letter), end, lo);
+    rowEnd[i] = firstAtOrAfter(positions, rowFirst[i]!, end, hi + 1);
+    cellOf[i + 1] = cellOf[i]! + rowEnd[i]! - rowFirst[i]!;
+  }
+  reserve(cellOf[atom.length]!);
+  for (let at = rowFirst[0]!, cell = 0; at < rowEnd[0]!; at++, cell++) {
+    const bonus = bonusAt(codes, positions[at]!);
+    scores[cell] = SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER;
+    runs[cell] = bonus;
+    froms[cell] = -1;
+  }
+  for (let i = 1; i < atom.length; i++) {
+    const aboveFirst = rowFirst[i - 1]!;
+    const aboveCells = rowEnd[i - 1]! - aboveFirst;
+    const aboveCell = cellOf[i - 1]!;
+    // The best cell above that a gap can lead from, as score + position × GAP_EXTENSION, so that
+    // charging the gap later is one subtraction; the earliest wins a tie, as it opened the gap first.
+    let gapKey = NONE;
     let gapFrom = -1;
-    for (let k = 0; k < width; k++) {
-      if (i > 0 && k >= 2) {
-        const opened = best[above + k - 2]! - GAP_START;
-        if (gapScore - GAP_EXTENSION >= opened) gapScore -= GAP_EXTENSION;
-        else [gapScore, gapFrom] = [opened, k - 2];
+    let scanned = 0;
+    let adjacentScan = 0;
+    for (let at = rowFirst[i]!, cell = cellOf[i]!; at < rowEnd[i]!; at++, cell++) {
+      const j = positions[at]!;
+      for (; scanned < aboveCells && positions[aboveFirst + scanned]! <= j - 2; scanned++) {
+        const key = scores[aboveCell + scanned]! + positions[aboveFirst + scanned]! * GAP_EXTENSION;
+        if (key > gapKey) {
+          gapKey = key;
+          gapFrom = aboveCell + scanned;
+        }
       }
-      if (chars[lo + k] !== atom[i]) continue;
-      const bonus = bonuses.at(lo + k);
-      if (i === 0) {
-        [best[k], runBonus[k]] = [SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, bonus];
-        continue;
+      while (adjacentScan < aboveCells && positions[aboveFirst + adjacentScan]! < j - 1) adjacentScan++;
+      const bonus = bonusAt(codes, j);
+      const gapped = gapKey - GAP_START - (j - 2) * GAP_EXTENSION + SCORE_MATCH + bonus;
+      let adjacent = NONE;
+      let run = 0;
+      if (adjacentScan < aboveCells && positions[aboveFirst + adjacentScan]! === j - 1) {
+        run = Math.max(runs[aboveCell + adjacentScan]!, bonus);
+        adjacent = scores[aboveCell + adjacentScan]! + SCORE_MATCH + Math.max(run, BONUS_CONSECUTIVE);
       }
-      const run = k > 0 ? Math.max(runBonus[above + k - 1]!, bonus) : 0;
-      const adjacent = k > 0 ? best[above + k - 1]! + SCORE_MATCH + Math.max(run, BONUS_CONSECUTIVE) : NONE;
-      const gapped = gapScore + SCORE_MATCH + bonus;
-      if (adjacent === NONE && gapped === NONE) continue;
-      if (adjacent >= gapped) [best[row + k], from[row + k], runBonus[row + k]] = [adjacent, k - 1, run];
-      else [best[row + k], from[row + k], runBonus[row + k]] = [gapped, gapFrom, bonus];
+      if (adjacent === NONE && gapped === NONE) {
+        scores[cell] = NONE;
+      } else if (adjacent >= gapped) {
+        scores[cell] = adjacent;
+        runs[cell] = run;
+        froms[cell] = aboveCell + adjacentScan;
+      } else {
+        scores[cell] = gapped;
+        runs[cell] = bonus;
+        froms[cell] = gapFrom;
+      }
     }
   }
-  const last = (atom.length - 1) * width;
+  const last = atom.length - 1;
   let end = -1;
-  for (let k = 0; k < width; k++) if (best[last + k]! > NONE && (end === -1 || best[last + k]! > best[last + end]!)) end = k;
+  for (let cell = cellOf[last]!; cell < cellOf[last + 1]!; cell++) if (scores[cell]! > NONE && (end === -1 || scores[cell]! > scores[end]!)) end = cell;
   if (end === -1) return null;
-  const indices: number[] = [];
-  for (let i = atom.length - 1, k = end; i >= 0; k = from[i * width + k]!, i--) indices.unshift(lo + k);
-  return { score: best[last + end]!, indices };
+  const indices = new Array<number>(atom.length);
+  for (let i = last, cell = end; i >= 0; cell = froms[cell]!, i--) indices[i] = positions[rowFirst[i]! + cell - cellOf[i]!]!;
+  return { score: scores[end]!, indices };
+}
+
+function reserve(cells: number): void {
+  if (scores.length >= cells) return;
+  const size = Math.max(cells, scores.length * 2);
+  [scores, runs, froms] = [new Float64Array(size), new Float64Array(size), new Int32Array(size)];
 }

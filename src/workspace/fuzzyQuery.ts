@@ -11,7 +11,7 @@ const UNITS_PER_STEP = 4096;
 
 /** One distinct word of a query; a word repeated `count` times scores `count` times, as each repeat would. */
 export class QueryAtom {
-  private cachedChars: readonly string[] | undefined;
+  private cachedLetters: Int32Array | undefined;
 
   constructor(
     /** The word, lower-cased unless the query is case-sensitive. */
@@ -19,11 +19,16 @@ export class QueryAtom {
     /** Its length in characters (code points), not UTF-16 units. */
     readonly length: number,
     public count: number,
+    private readonly letterOf: ReadonlyMap<number, number>,
   ) {}
 
-  /** The word's characters; built on first use, so a word longer than every path never is. */
-  get chars(): readonly string[] {
-    return (this.cachedChars ??= Array.from(this.text));
+  /** The word's characters as the query's letter numbers; built on first use, so a word longer than every path never is. */
+  get letters(): Int32Array {
+    if (this.cachedLetters) return this.cachedLetters;
+    const letters = new Int32Array(this.length);
+    let i = 0;
+    for (const char of this.text) letters[i++] = this.letterOf.get(char.codePointAt(0)!)!;
+    return (this.cachedLetters = letters);
   }
 }
 
@@ -31,8 +36,8 @@ export class QueryAtom {
 export interface FuzzyQuery {
   readonly atoms: readonly QueryAtom[];
   readonly caseSensitive: boolean;
-  /** Every character of the atoms: what a candidate is indexed by. */
-  readonly alphabet: ReadonlySet<string>;
+  /** Every character (code point) of the atoms, numbered from 0: the letters a candidate is indexed by. */
+  readonly letters: ReadonlyMap<number, number>;
   /** The longest atom's length: a shorter candidate cannot match. */
   readonly longestAtom: number;
 }
@@ -49,7 +54,7 @@ export interface TooManyWords {
  */
 export function* parseQuerySteps(query: string): Steps<FuzzyQuery | TooManyWords> {
   const byText = new Map<string, QueryAtom>();
-  const alphabet = new Set<string>();
+  const letters = new Map<number, number>();
   let [caseSensitive, longestAtom, units] = [false, 0, 0];
   for (const [word] of query.matchAll(/\S+/g)) {
     if (++units % UNITS_PER_STEP === 0) yield;
@@ -64,11 +69,12 @@ export function* parseQuerySteps(query: string): Steps<FuzzyQuery | TooManyWords
     for (const char of word) {
       if (++units % UNITS_PER_STEP === 0) yield;
       length++;
-      alphabet.add(char);
+      const code = char.codePointAt(0)!;
+      if (!letters.has(code)) letters.set(code, letters.size);
     }
     longestAtom = Math.max(longestAtom, length);
-    byText.set(word, new QueryAtom(word, length, 1));
+    byText.set(word, new QueryAtom(word, length, 1, letters));
   }
   // Case-insensitive only when every word is its own lower case, so the words need no change.
-  return { atoms: [...byText.values()], caseSensitive, alphabet, longestAtom };
+  return { atoms: [...byText.values()], caseSensitive, letters, longestAtom };
 }

@@ -22,39 +22,42 @@ const BONUS_CAMEL = 7;
 /** The first query character's bonus counts this many times: where a match starts matters most. */
 export const FIRST_CHAR_MULTIPLIER = 2;
 
-/** Extra points for matching at each position of a candidate, each computed once, when first asked for. */
-export class Bonuses {
-  private readonly cache: Float64Array;
-
-  constructor(private readonly original: readonly string[]) {
-    this.cache = new Float64Array(original.length).fill(Number.NaN);
-  }
-
-  /** The bonus at position `j`: the start of the path, of a path segment, of a word, or a camelCase hump. */
-  at(j: number): number {
-    const cached = this.cache[j]!;
-    if (!Number.isNaN(cached)) return cached;
-    return (this.cache[j] = boundaryBonus(this.original, j));
-  }
+/**
+ * The bonus for matching at position `j` of a candidate whose characters (code points, as written)
+ * are `codes`: the start of the path, of a path segment, of a word, or a camelCase hump. Computed
+ * when asked: most positions of most paths are never asked about.
+ */
+export function bonusAt(codes: ArrayLike<number>, j: number): number {
+  return j === 0 ? BONUS_START : boundaryBonus(codes[j - 1]!, codes[j]!);
 }
 
-function boundaryBonus(chars: readonly string[], j: number): number {
-  if (j === 0) return BONUS_START;
-  const previous = chars[j - 1]!;
-  if (previous === "/") return BONUS_SEGMENT;
-  if ("_-. ".includes(previous)) return BONUS_WORD;
-  const current = chars[j]!;
-  if (/\p{Ll}|\d/u.test(previous) && /\p{Lu}/u.test(current)) return BONUS_CAMEL;
+const SLASH = 0x2f;
+
+function boundaryBonus(previous: number, current: number): number {
+  if (previous === SLASH) return BONUS_SEGMENT;
+  // _ - . and space
+  if (previous === 0x5f || previous === 0x2d || previous === 0x2e || previous === 0x20) return BONUS_WORD;
+  if (isLowerOrDigit(previous) && isUpper(current)) return BONUS_CAMEL;
   return 0;
 }
 
+function isLowerOrDigit(code: number): boolean {
+  if (code < 128) return (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39);
+  return /\p{Ll}/u.test(String.fromCodePoint(code));
+}
+
+function isUpper(code: number): boolean {
+  if (code < 128) return code >= 0x41 && code <= 0x5a;
+  return /\p{Lu}/u.test(String.fromCodePoint(code));
+}
+
 /** The score of one atom matched at `indices` (ascending positions of the candidate); linear in the atom. */
-export function alignmentScore(bonuses: Bonuses, indices: readonly number[]): number {
+export function alignmentScore(codes: ArrayLike<number>, indices: readonly number[]): number {
   let score = 0;
   let run = 0;
   for (let i = 0; i < indices.length; i++) {
     const j = indices[i]!;
-    const bonus = bonuses.at(j);
+    const bonus = bonusAt(codes, j);
     if (i === 0) {
       [score, run] = [SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, bonus];
       continue;

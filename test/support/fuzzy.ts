@@ -1,5 +1,5 @@
 import type { Steps } from "../../src/runtime/timeSlice.js";
-import { fuzzyMatchSteps } from "../../src/workspace/fuzzyMatch.js";
+import { FuzzyMatcher } from "../../src/workspace/fuzzyMatch.js";
 import { parseQuerySteps, type FuzzyQuery } from "../../src/workspace/fuzzyQuery.js";
 import type { FuzzyMatch } from "../../src/workspace/fuzzyScore.js";
 
@@ -20,5 +20,5 @@ export function parseQuery(query: string): FuzzyQuery {
 
 /** `candidate` matched against `query` at once. */
 export function fuzzyMatch(query: FuzzyQuery, candidate: string): FuzzyMatch | null {
-  return runToEnd(fuzzyMatchSteps(query, candidate));
+  return runToEnd(new FuzzyMatcher(query).steps(candidate));
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { fuzzyMatchSteps, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
+import { FuzzyMatcher, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
 import { MAX_QUERY_WORDS, parseQuerySteps } from "../../src/workspace/fuzzyQuery.js";
 import { fuzzyMatch, parseQuery } from "../support/fuzzy.js";
 
 /** A long query: Codex answers 300 characters. */
 const LONG_QUERY_CHARS = 300;
-import { alignmentScore, Bonuses } from "../../src/workspace/fuzzyScore.js";
+import { alignmentScore } from "../../src/workspace/fuzzyScore.js";
 
 /** A seeded pseudo-random source, so a failing case can be replayed. */
 function random(seed: number): () => number {
@@ -14,6 +14,32 @@ function random(seed: number): () => number {
     state = (state * 1664525 + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
+}
+
+/** Runs `steps` to the end at once. */
+function runToEnd<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The best score of `atom` in `candidate` over every alignment there is (small inputs only); null when none. */
+function bestBySearch(atom: string, candidate: string, caseSensitive: boolean): number | null {
+  const [want, original] = [Array.from(atom), Array.from(candidate)];
+  const have = caseSensitive ? original : original.map((char) => char.toLowerCase());
+  const codes = original.map((char) => char.codePointAt(0)!);
+  let best: number | null = null;
+  const place = (i: number, from: number, indices: number[]) => {
+    if (i === want.length) {
+      const score = alignmentScore(codes, indices);
+      best = best === null ? score : Math.max(best, score);
+      return;
+    }
+    for (let j = from; j < have.length; j++) if (have[j] === want[i]) place(i + 1, j + 1, [...indices, j]);
+  };
+  place(0, 0, []);
+  return best;
 }
 
 function match(query: string, candidate: string) {
@@ -38,8 +64,28 @@ describe("fuzzyMatch", () => {
       const [query, candidate] = [text(1 + Math.floor(next() * 5)).trim() || "a", text(1 + Math.floor(next() * 40))];
       const found = match(query, candidate);
       if (!found || query.includes(" ")) continue;
-      expect(found.score, `${query} in ${candidate}`).toBe(Math.max(0, alignmentScore(new Bonuses(Array.from(candidate)), found.indices)));
+      expect(found.score, `${query} in ${candidate}`).toBe(Math.max(0, alignmentScore(Array.from(candidate, (char) => char.codePointAt(0)!), found.indices)));
       checked++;
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it("finds the best alignment there is, and gives the same answers reused from path to path", () => {
+    const next = random(11);
+    const alphabet = "aAb/_.-éÉ😀";
+    const chars = Array.from(alphabet);
+    const text = (length: number) => Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    let checked = 0;
+    for (let run = 0; run < 1500; run++) {
+      const [query, candidate] = [text(1 + Math.floor(next() * 4)), text(1 + Math.floor(next() * 11))];
+      const parsed = parseQuery(query);
+      const reused = new FuzzyMatcher(parsed);
+      runToEnd(reused.steps(text(30)));
+      const found = runToEnd(reused.steps(candidate));
+      expect(found, `${query} in ${candidate}`).toEqual(fuzzyMatch(parsed, candidate));
+      const best = bestBySearch(parsed.atoms[0]!.text, candidate, parsed.caseSensitive);
+      expect(found?.score ?? null, `${query} in ${candidate}`).toBe(best === null ? null : Math.max(0, best));
+      if (found) checked++;
     }
     expect(checked).toBeGreaterThan(100);
   });
@@ -74,7 +120,7 @@ describe("fuzzyMatch", () => {
   it("shares the event loop within one path: a query of many words yields as it matches", () => {
     // 400 distinct words, each matching the path.
     const words = Array.from({ length: 400 }, (_, i) => `${"b".repeat(i % 20)}a${"b".repeat(Math.floor(i / 20))}`);
-    const steps = fuzzyMatchSteps(parseQuery(words.join(" ")), `${"b".repeat(20)}a${"b".repeat(20)}`);
+    const steps = new FuzzyMatcher(parseQuery(words.join(" "))).steps(`${"b".repeat(20)}a${"b".repeat(20)}`);
     expect(steps.next().done).toBe(false);
   });
 
