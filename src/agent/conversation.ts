@@ -1,25 +1,26 @@
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 
 /** One part of a message the model sees or wrote. */
-export const ContentPart = z.discriminatedUnion("type", [
+export const ContentPart = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("input_text"), text: z.string() }),
   z.object({ type: z.literal("input_image"), image_url: z.string(), detail: z.string().optional() }),
   z.object({ type: z.literal("output_text"), text: z.string() }),
-]);
+]));
 export type ContentPart = z.infer<typeof ContentPart>;
 
 /**
  * What a provider asked to get back unchanged with an item (Claude's thinking block and its
  * signature, Gemini's thought signature): only the wire named `wire` reads it.
  */
-export const NativeData = z.object({ wire: z.string(), data: z.unknown() });
+export const NativeData = lazySchema(() => z.object({ wire: z.string(), data: z.unknown() }));
 export type NativeData = z.infer<typeof NativeData>;
 
 /**
  * One entry of the model-visible history, provider-neutral (shaped like Responses API input items,
  * which the chat wire translates). Stored with the thread, replayed in full on every request.
  */
-export const ConversationItem = z.discriminatedUnion("type", [
+export const ConversationItem = lazySchema(() => z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message"),
     role: z.enum(["user", "assistant", "developer"]),
@@ -44,7 +45,7 @@ export const ConversationItem = z.discriminatedUnion("type", [
     /** Text, or content parts when the tool returns images (`view_image`). */
     output: z.union([z.string(), z.array(ContentPart)]),
   }),
-]);
+]));
 export type ConversationItem = z.infer<typeof ConversationItem>;
 
 /** A tool call the model made. */

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { applyOverride } from "../config/overrides.js";
 import { Config } from "../config/schema.js";
 import { invalidRequest } from "../protocol/errors.js";
@@ -15,7 +16,7 @@ import type { ThreadStartParams } from "../protocol/threadMethods.js";
 import type { TurnStartParams } from "../protocol/turnMethods.js";
 
 /** The settings a thread's turns run with, as stored in its file (later `settings` records override them). */
-export const TurnSettings = z.object({
+export const TurnSettings = lazySchema(() => z.object({
   model: z.string(),
   modelProvider: z.string(),
   cwd: z.string(),
@@ -27,7 +28,7 @@ export const TurnSettings = z.object({
   serviceTier: z.string().nullable().optional(),
   baseInstructions: z.string().nullable().optional(),
   developerInstructions: z.string().nullable().optional(),
-});
+}));
 export type TurnSettings = z.infer<typeof TurnSettings>;
 
 /**

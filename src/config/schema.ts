@@ -1,8 +1,9 @@
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { AskForApprovalInput, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
 
 /** A `[model_providers.<id>]` table, with Codex's keys. */
-export const ModelProviderConfig = z.looseObject({
+export const ModelProviderConfig = lazySchema(() => z.looseObject({
   name: z.string().optional(),
   base_url: z.string().optional(),
   env_key: z.string().optional(),
@@ -14,27 +15,27 @@ export const ModelProviderConfig = z.looseObject({
   stream_max_retries: z.number().int().nonnegative().optional(),
   stream_idle_timeout_ms: z.number().int().positive().optional(),
   requires_openai_auth: z.boolean().optional(),
-});
+}));
 
 /** `[sandbox_workspace_write]`: what the workspace-write sandbox may touch. */
-export const SandboxWorkspaceWriteConfig = z.looseObject({
+export const SandboxWorkspaceWriteConfig = lazySchema(() => z.looseObject({
   writable_roots: z.array(z.string()).optional(),
   network_access: z.boolean().optional(),
   exclude_tmpdir_env_var: z.boolean().optional(),
   exclude_slash_tmp: z.boolean().optional(),
-});
+}));
 
 /** `[shell_environment_policy]`: which environment variables commands get. */
-export const ShellEnvironmentPolicyConfig = z.looseObject({
+export const ShellEnvironmentPolicyConfig = lazySchema(() => z.looseObject({
   inherit: z.enum(["all", "core", "none"]).optional(),
   ignore_default_excludes: z.boolean().optional(),
   exclude: z.array(z.string()).optional(),
   include_only: z.array(z.string()).optional(),
   set: z.record(z.string(), z.string()).optional(),
-});
+}));
 
 /** A `[mcp_servers.<name>]` table: a stdio command or a streamable HTTP url. */
-export const McpServerConfig = z.looseObject({
+export const McpServerConfig = lazySchema(() => z.looseObject({
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -46,11 +47,11 @@ export const McpServerConfig = z.looseObject({
   enabled: z.boolean().optional(),
   startup_timeout_sec: z.number().positive().optional(),
   tool_timeout_sec: z.number().positive().optional(),
-});
+}));
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 /** What a matching rule decides: run without asking, refuse without asking, or always ask. */
-export const RuleAction = z.enum(["allow", "deny", "ask"]);
+export const RuleAction = lazySchema(() => z.enum(["allow", "deny", "ask"]));
 export type RuleAction = z.infer<typeof RuleAction>;
 
 /**
@@ -58,7 +59,7 @@ export type RuleAction = z.infer<typeof RuleAction>;
  * like Codex's exec-policy `prefix_rule`), `command_regex` (anchored, over a simple command's text)
  * or `path` (a glob over a patch's paths, relative to the thread's cwd).
  */
-export const ApprovalRule = z
+export const ApprovalRule = lazySchema(() => z
   .object({
     action: RuleAction,
     command: z.array(z.string()).min(1).optional(),
@@ -76,14 +77,14 @@ export const ApprovalRule = z
         context.addIssue({ code: "custom", path: ["command_regex"], message: `not a valid regular expression: ${(error as Error).message}` });
       }
     }
-  });
+  }));
 export type ApprovalRule = z.infer<typeof ApprovalRule>;
 
 /**
  * `config.toml`, with Codex's snake_case keys so a Codex config and Codex's `-c` flags drive us
  * unchanged. Keys we do not know are kept and ignored, as newer Codex configs carry many.
  */
-export const Config = z.looseObject({
+export const Config = lazySchema(() => z.looseObject({
   model: z.string().optional(),
   model_provider: z.string().optional(),
   model_providers: z.record(z.string(), ModelProviderConfig).optional(),
@@ -132,5 +133,5 @@ export const Config = z.looseObject({
   /** Decide before a client is asked: first matching rule wins (see src/agent/safety/approvalRules.ts). */
   approval_rules: z.array(ApprovalRule).optional(),
   projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
-});
+}));
 export type Config = z.infer<typeof Config>;

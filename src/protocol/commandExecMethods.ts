@@ -1,17 +1,18 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 import { PermissionProfileId, profileOrSandbox, SandboxPolicy } from "./policy.js";
 
 /** PTY size in character cells (only meaningful with `tty`). */
-export const CommandExecTerminalSize = z.object({
+export const CommandExecTerminalSize = lazySchema(() => z.object({
   rows: z.number().int().min(0).max(65_535),
   cols: z.number().int().min(0).max(65_535),
-});
+}));
 
 /**
  * Params of `command/exec`: an argv run outside any thread, under `sandboxPolicy` (default: the
  * configured one). Mutually exclusive options are rejected here, naming the field, as Codex does.
  */
-export const CommandExecParams = z
+export const CommandExecParams = lazySchema(() => z
   .object({
     command: z.array(z.string()),
     processId: z.string().nullable().optional(),
@@ -37,18 +38,18 @@ export const CommandExecParams = z
     if (params.disableOutputCap && params.outputBytesCap != null) {
       conflict("outputBytesCap", "command/exec cannot set both outputBytesCap and disableOutputCap");
     }
-  });
+  }));
 export type CommandExecParams = z.infer<typeof CommandExecParams>;
 
 /** Result of `command/exec`, sent once the process exited; a streamed stream's field is empty. */
-export const CommandExecResponse = z.object({
+export const CommandExecResponse = lazySchema(() => z.object({
   exitCode: z.number().int(),
   stdout: z.string(),
   stderr: z.string(),
-});
+}));
 
 /** Params of `command/exec/write`: stdin bytes for a running command, and/or closing its stdin. */
-export const CommandExecWriteParams = z
+export const CommandExecWriteParams = lazySchema(() => z
   .object({
     processId: z.string(),
     deltaBase64: z.base64().nullable().optional(),
@@ -57,18 +58,18 @@ export const CommandExecWriteParams = z
   .refine((params) => params.deltaBase64 != null || params.closeStdin === true, {
     path: ["deltaBase64"],
     message: "command/exec/write requires deltaBase64 or closeStdin",
-  });
+  }));
 
 /** Params of `command/exec/terminate`. */
-export const CommandExecTerminateParams = z.object({ processId: z.string() });
+export const CommandExecTerminateParams = lazySchema(() => z.object({ processId: z.string() }));
 
 /** Params of `command/exec/outputDelta`: a base64 chunk of a streamed command's output. */
-export const CommandExecOutputDeltaNotification = z.object({
+export const CommandExecOutputDeltaNotification = lazySchema(() => z.object({
   processId: z.string(),
   stream: z.enum(["stdout", "stderr"]),
   deltaBase64: z.string(),
   capReached: z.boolean(),
-});
+}));
 
 /** Params of `command/exec/resize`: the new size of a `tty` command's terminal. */
-export const CommandExecResizeParams = z.object({ processId: z.string(), size: CommandExecTerminalSize });
+export const CommandExecResizeParams = lazySchema(() => z.object({ processId: z.string(), size: CommandExecTerminalSize }));

@@ -1,97 +1,98 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 
 /**
  * An absolute path, as Codex's `AbsolutePathBuf`. POSIX only: this server runs where its sandbox
  * (bubblewrap) does. Relative paths are refused rather than resolved, because "relative to what"
  * differs between the client and the server.
  */
-export const AbsolutePath = z.string().refine((value) => value.startsWith("/"), {
+export const AbsolutePath = lazySchema(() => z.string().refine((value) => value.startsWith("/"), {
   message: "must be an absolute path (starting with /)",
-});
+}));
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Params of `fs/readFile`. */
-export const FsReadFileParams = z.object({ path: AbsolutePath });
+export const FsReadFileParams = lazySchema(() => z.object({ path: AbsolutePath }));
 
 /** Result of `fs/readFile`: the whole file, base64-encoded. */
-export const FsReadFileResponse = z.object({ dataBase64: z.string() });
+export const FsReadFileResponse = lazySchema(() => z.object({ dataBase64: z.string() }));
 
 /** Params of `fs/writeFile`: replaces the file (or creates it) with the decoded bytes. */
-export const FsWriteFileParams = z.object({
+export const FsWriteFileParams = lazySchema(() => z.object({
   path: AbsolutePath,
   // Node's decoder skips characters it does not know; refuse them so no byte is silently lost.
   dataBase64: z.string().refine((value) => value.length % 4 === 0 && BASE64.test(value), {
     message: "must be standard base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4 characters)",
   }),
-});
+}));
 
 /** Params of `fs/createDirectory`; `recursive` (default true) also creates missing parents. */
-export const FsCreateDirectoryParams = z.object({ path: AbsolutePath, recursive: z.boolean().nullable().optional() });
+export const FsCreateDirectoryParams = lazySchema(() => z.object({ path: AbsolutePath, recursive: z.boolean().nullable().optional() }));
 
 /** Params of `fs/getMetadata`. */
-export const FsGetMetadataParams = z.object({ path: AbsolutePath });
+export const FsGetMetadataParams = lazySchema(() => z.object({ path: AbsolutePath }));
 
 /** Result of `fs/getMetadata`; times are Unix milliseconds, 0 when the filesystem lacks them. */
-export const FsGetMetadataResponse = z.object({
+export const FsGetMetadataResponse = lazySchema(() => z.object({
   createdAtMs: z.number().int(),
   isDirectory: z.boolean(),
   isFile: z.boolean(),
   isSymlink: z.boolean(),
   modifiedAtMs: z.number().int(),
-});
+}));
 
 /** Params of `fs/readDirectory`. */
-export const FsReadDirectoryParams = z.object({ path: AbsolutePath });
+export const FsReadDirectoryParams = lazySchema(() => z.object({ path: AbsolutePath }));
 
 /** One direct child of a directory; the flags say what it resolves to (symlinks followed). */
-export const FsReadDirectoryEntry = z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() });
+export const FsReadDirectoryEntry = lazySchema(() => z.object({ fileName: z.string(), isDirectory: z.boolean(), isFile: z.boolean() }));
 
 /** Result of `fs/readDirectory`. */
-export const FsReadDirectoryResponse = z.object({ entries: z.array(FsReadDirectoryEntry) });
+export const FsReadDirectoryResponse = lazySchema(() => z.object({ entries: z.array(FsReadDirectoryEntry) }));
 
 /** Params of `fs/remove`; `recursive` and `force` (ignore a missing path) default to true. */
-export const FsRemoveParams = z.object({
+export const FsRemoveParams = lazySchema(() => z.object({
   path: AbsolutePath,
   recursive: z.boolean().nullable().optional(),
   force: z.boolean().nullable().optional(),
-});
+}));
 
 /** Params of `fs/copy`; `recursive` is required to copy a directory. */
-export const FsCopyParams = z.object({
+export const FsCopyParams = lazySchema(() => z.object({
   sourcePath: AbsolutePath,
   destinationPath: AbsolutePath,
   recursive: z.boolean().optional(),
-});
+}));
 
 /** Params of `fuzzyFileSearch`: a newer search with the same `cancellationToken` cancels this one. */
-export const FuzzyFileSearchParams = z.object({
+export const FuzzyFileSearchParams = lazySchema(() => z.object({
   query: z.string(),
   roots: z.array(AbsolutePath),
   cancellationToken: z.string().nullable().optional(),
-});
+}));
 
 /** One match: `path` is relative to `root` (as the client sent it); `indices` are the matched characters of `path`. */
-export const FuzzyFileSearchResult = z.object({
+export const FuzzyFileSearchResult = lazySchema(() => z.object({
   root: z.string(),
   path: z.string(),
   file_name: z.string(),
   match_type: z.enum(["file", "directory"]),
   score: z.number().int().nonnegative(),
   indices: z.array(z.number().int().nonnegative()).nullable().optional(),
-});
+}));
 
 /** Result of `fuzzyFileSearch`: best match first; empty when the search was cancelled. */
-export const FuzzyFileSearchResponse = z.object({ files: z.array(FuzzyFileSearchResult) });
+export const FuzzyFileSearchResponse = lazySchema(() => z.object({ files: z.array(FuzzyFileSearchResult) }));
 
 /** Params of `fs/watch`: notify `fs/changed` under the connection-scoped `watchId` when the file or directory (recursively) changes. */
-export const FsWatchParams = z.object({ path: AbsolutePath, watchId: z.string() });
+export const FsWatchParams = lazySchema(() => z.object({ path: AbsolutePath, watchId: z.string() }));
 
 /** Result of `fs/watch`: the canonical (real) path watched. */
-export const FsWatchResponse = z.object({ path: z.string() });
+export const FsWatchResponse = lazySchema(() => z.object({ path: z.string() }));
 
 /** Params of `fs/unwatch`. */
-export const FsUnwatchParams = z.object({ watchId: z.string() });
+export const FsUnwatchParams = lazySchema(() => z.object({ watchId: z.string() }));
 
 /** `fs/changed`: paths that changed under a watch, gathered over a short interval. */
-export const FsChangedNotification = z.object({ watchId: z.string(), changedPaths: z.array(z.string()) });
+export const FsChangedNotification = lazySchema(() => z.object({ watchId: z.string(), changedPaths: z.array(z.string()) }));

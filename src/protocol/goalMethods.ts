@@ -1,11 +1,12 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 
 /** Where a goal stands; `budgetLimited` stops new turns until the client raises the budget or resets the status. */
-export const ThreadGoalStatus = z.enum(["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]);
+export const ThreadGoalStatus = lazySchema(() => z.enum(["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]));
 export type ThreadGoalStatus = z.infer<typeof ThreadGoalStatus>;
 
 /** A thread's goal and what pursuing it has cost so far. Times are Unix seconds. */
-export const ThreadGoal = z.object({
+export const ThreadGoal = lazySchema(() => z.object({
   threadId: z.string(),
   objective: z.string(),
   status: ThreadGoalStatus,
@@ -14,36 +15,36 @@ export const ThreadGoal = z.object({
   timeUsedSeconds: z.number().int().nonnegative(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
-});
+}));
 export type ThreadGoal = z.infer<typeof ThreadGoal>;
 
 /** Who changed a goal. */
-export const ThreadGoalMutationOrigin = z.enum(["user", "automatic"]);
+export const ThreadGoalMutationOrigin = lazySchema(() => z.enum(["user", "automatic"]));
 
 /** Params of `thread/goal/set`: creates the goal (an objective is needed) or changes it. */
-export const ThreadGoalSetParams = z.object({
+export const ThreadGoalSetParams = lazySchema(() => z.object({
   threadId: z.string(),
   objective: z.string().min(1).nullable().optional(),
   status: ThreadGoalStatus.nullable().optional(),
   tokenBudget: z.number().int().nonnegative().nullable().optional(),
   origin: ThreadGoalMutationOrigin.nullable().optional(),
-});
+}));
 export type ThreadGoalSetParams = z.infer<typeof ThreadGoalSetParams>;
 
 /** Params of `thread/goal/clear`. */
-export const ThreadGoalClearParams = z.object({ threadId: z.string(), origin: ThreadGoalMutationOrigin.nullable().optional() });
+export const ThreadGoalClearParams = lazySchema(() => z.object({ threadId: z.string(), origin: ThreadGoalMutationOrigin.nullable().optional() }));
 
 /** Result of `thread/goal/set`. */
-export const ThreadGoalSetResponse = z.object({ goal: ThreadGoal });
+export const ThreadGoalSetResponse = lazySchema(() => z.object({ goal: ThreadGoal }));
 
 /** Result of `thread/goal/get`. */
-export const ThreadGoalGetResponse = z.object({ goal: ThreadGoal.nullable().optional() });
+export const ThreadGoalGetResponse = lazySchema(() => z.object({ goal: ThreadGoal.nullable().optional() }));
 
 /** Result of `thread/goal/clear`: whether there was a goal to clear. */
-export const ThreadGoalClearResponse = z.object({ cleared: z.boolean() });
+export const ThreadGoalClearResponse = lazySchema(() => z.object({ cleared: z.boolean() }));
 
 /** `thread/goal/updated`: set by a client, or charged with a turn's tokens and time (`turnId`). */
-export const ThreadGoalUpdatedNotification = z.object({ threadId: z.string(), turnId: z.string().nullable().optional(), goal: ThreadGoal });
+export const ThreadGoalUpdatedNotification = lazySchema(() => z.object({ threadId: z.string(), turnId: z.string().nullable().optional(), goal: ThreadGoal }));
 
 /** `thread/goal/cleared`. */
-export const ThreadGoalClearedNotification = z.object({ threadId: z.string() });
+export const ThreadGoalClearedNotification = lazySchema(() => z.object({ threadId: z.string() }));

@@ -1,8 +1,9 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 import { UserInput } from "./userInput.js";
 
 /** What a command does, parsed best-effort for display. */
-export const CommandAction = z.discriminatedUnion("type", [
+export const CommandAction = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("read"), command: z.string(), name: z.string(), path: z.string() }),
   z.object({ type: z.literal("listFiles"), command: z.string(), path: z.string().nullable().optional() }),
   z.object({
@@ -12,38 +13,38 @@ export const CommandAction = z.discriminatedUnion("type", [
     path: z.string().nullable().optional(),
   }),
   z.object({ type: z.literal("unknown"), command: z.string() }),
-]);
+]));
 export type CommandAction = z.infer<typeof CommandAction>;
 
 /** Lifecycle of a command execution item. */
-export const CommandExecutionStatus = z.enum(["inProgress", "completed", "failed", "declined"]);
+export const CommandExecutionStatus = lazySchema(() => z.enum(["inProgress", "completed", "failed", "declined"]));
 /** Where a command execution came from. */
-export const CommandExecutionSource = z.enum(["agent", "userShell", "unifiedExecStartup", "unifiedExecInteraction"]);
+export const CommandExecutionSource = lazySchema(() => z.enum(["agent", "userShell", "unifiedExecStartup", "unifiedExecInteraction"]));
 /** Lifecycle of a file change item. */
-export const PatchApplyStatus = z.enum(["inProgress", "completed", "failed", "declined"]);
+export const PatchApplyStatus = lazySchema(() => z.enum(["inProgress", "completed", "failed", "declined"]));
 /** Lifecycle of MCP and client tool call items. */
-export const ToolCallStatus = z.enum(["inProgress", "completed", "failed"]);
+export const ToolCallStatus = lazySchema(() => z.enum(["inProgress", "completed", "failed"]));
 
 /** The kind of change to one file (`move_path` is snake_case on the wire). */
-export const PatchChangeKind = z.discriminatedUnion("type", [
+export const PatchChangeKind = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("add") }),
   z.object({ type: z.literal("delete") }),
   z.object({ type: z.literal("update"), move_path: z.string().nullable().optional() }),
-]);
+]));
 
 /** One file touched by a patch, with its diff. */
-export const FileUpdateChange = z.object({ path: z.string(), kind: PatchChangeKind, diff: z.string() });
+export const FileUpdateChange = lazySchema(() => z.object({ path: z.string(), kind: PatchChangeKind, diff: z.string() }));
 export type FileUpdateChange = z.infer<typeof FileUpdateChange>;
 
 /** Content returned by a client-side (dynamic) tool. */
-export const DynamicToolCallOutputContentItem = z.discriminatedUnion("type", [
+export const DynamicToolCallOutputContentItem = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("inputText"), text: z.string() }),
   z.object({ type: z.literal("inputImage"), imageUrl: z.string() }),
   z.object({ type: z.literal("inputAudio"), audioUrl: z.string() }),
-]);
+]));
 
 /** What a web search item did. */
-export const WebSearchAction = z.discriminatedUnion("type", [
+export const WebSearchAction = lazySchema(() => z.discriminatedUnion("type", [
   z.object({
     type: z.literal("search"),
     query: z.string().nullable().optional(),
@@ -56,16 +57,16 @@ export const WebSearchAction = z.discriminatedUnion("type", [
     pattern: z.string().nullable().optional(),
   }),
   z.object({ type: z.literal("other") }),
-]);
+]));
 
-export const UserMessageItem = z.object({
+export const UserMessageItem = lazySchema(() => z.object({
   type: z.literal("userMessage"),
   id: z.string(),
   clientId: z.string().nullable().optional(),
   content: z.array(UserInput),
-});
+}));
 
-export const AgentMessageItem = z.object({
+export const AgentMessageItem = lazySchema(() => z.object({
   type: z.literal("agentMessage"),
   id: z.string(),
   text: z.string(),
@@ -74,18 +75,18 @@ export const AgentMessageItem = z.object({
   delivery: z.enum(["async"]).nullable().optional(),
   questions: z.array(z.object({ title: z.string(), options: z.array(z.string()).nullable().optional() })).nullable().optional(),
   moderation: z.unknown().optional(),
-});
+}));
 
-export const PlanItem = z.object({ type: z.literal("plan"), id: z.string(), text: z.string() });
+export const PlanItem = lazySchema(() => z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }));
 
-export const ReasoningItem = z.object({
+export const ReasoningItem = lazySchema(() => z.object({
   type: z.literal("reasoning"),
   id: z.string(),
   summary: z.array(z.string()).optional(),
   content: z.array(z.string()).optional(),
-});
+}));
 
-export const CommandExecutionItem = z.object({
+export const CommandExecutionItem = lazySchema(() => z.object({
   type: z.literal("commandExecution"),
   id: z.string(),
   command: z.string(),
@@ -99,16 +100,16 @@ export const CommandExecutionItem = z.object({
   durationMs: z.number().int().nullable().optional(),
   pluginId: z.string().nullable().optional(),
   scriptPath: z.string().nullable().optional(),
-});
+}));
 
-export const FileChangeItem = z.object({
+export const FileChangeItem = lazySchema(() => z.object({
   type: z.literal("fileChange"),
   id: z.string(),
   changes: z.array(FileUpdateChange),
   status: PatchApplyStatus,
-});
+}));
 
-export const McpToolCallItem = z.object({
+export const McpToolCallItem = lazySchema(() => z.object({
   type: z.literal("mcpToolCall"),
   id: z.string(),
   server: z.string(),
@@ -125,9 +126,9 @@ export const McpToolCallItem = z.object({
     .optional(),
   error: z.object({ message: z.string() }).nullable().optional(),
   durationMs: z.number().int().nullable().optional(),
-});
+}));
 
-export const DynamicToolCallItem = z.object({
+export const DynamicToolCallItem = lazySchema(() => z.object({
   type: z.literal("dynamicToolCall"),
   id: z.string(),
   namespace: z.string().nullable().optional(),
@@ -137,30 +138,30 @@ export const DynamicToolCallItem = z.object({
   contentItems: z.array(DynamicToolCallOutputContentItem).nullable().optional(),
   success: z.boolean().nullable().optional(),
   durationMs: z.number().int().nullable().optional(),
-});
+}));
 
-export const WebSearchItem = z.object({
+export const WebSearchItem = lazySchema(() => z.object({
   type: z.literal("webSearch"),
   id: z.string(),
   query: z.string(),
   action: WebSearchAction.nullable().optional(),
-});
+}));
 
-export const ImageViewItem = z.object({ type: z.literal("imageView"), id: z.string(), path: z.string() });
+export const ImageViewItem = lazySchema(() => z.object({ type: z.literal("imageView"), id: z.string(), path: z.string() }));
 
-export const EnteredReviewModeItem = z.object({
+export const EnteredReviewModeItem = lazySchema(() => z.object({
   type: z.literal("enteredReviewMode"),
   id: z.string(),
   review: z.string(),
-});
+}));
 
-export const ExitedReviewModeItem = z.object({
+export const ExitedReviewModeItem = lazySchema(() => z.object({
   type: z.literal("exitedReviewMode"),
   id: z.string(),
   review: z.string(),
-});
+}));
 
-export const ContextCompactionItem = z.object({ type: z.literal("contextCompaction"), id: z.string() });
+export const ContextCompactionItem = lazySchema(() => z.object({ type: z.literal("contextCompaction"), id: z.string() }));
 
 /** When an item started and completed (Unix ms); Codex sends them on every item. */
 const ItemTimes = {
@@ -169,7 +170,7 @@ const ItemTimes = {
 };
 
 /** One entry of a turn: what the user said, what the agent said or did. */
-export const ThreadItem = z.discriminatedUnion("type", [
+export const ThreadItem = lazySchema(() => z.discriminatedUnion("type", [
   UserMessageItem.extend(ItemTimes),
   AgentMessageItem.extend(ItemTimes),
   PlanItem.extend(ItemTimes),
@@ -183,5 +184,5 @@ export const ThreadItem = z.discriminatedUnion("type", [
   EnteredReviewModeItem.extend(ItemTimes),
   ExitedReviewModeItem.extend(ItemTimes),
   ContextCompactionItem.extend(ItemTimes),
-]);
+]));
 export type ThreadItem = z.infer<typeof ThreadItem>;

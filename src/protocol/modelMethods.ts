@@ -1,31 +1,32 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 
 /** Params of `model/list`. */
-export const ModelListParams = z.object({
+export const ModelListParams = lazySchema(() => z.object({
   cursor: z.string().nullable().optional(),
   limit: z.number().int().nonnegative().nullable().optional(),
   includeHidden: z.boolean().nullable().optional(),
   modelProvider: z.string().nullable().optional(),
-});
+}));
 export type ModelListParams = z.infer<typeof ModelListParams>;
 
 /** A reasoning effort a model supports, with a line a picker can show. */
-export const ReasoningEffortOption = z.object({ reasoningEffort: z.string(), description: z.string() });
+export const ReasoningEffortOption = lazySchema(() => z.object({ reasoningEffort: z.string(), description: z.string() }));
 
 /** The model a listed one is to be replaced by, and how a client may say so. */
-export const ModelUpgradeInfo = z.object({
+export const ModelUpgradeInfo = lazySchema(() => z.object({
   model: z.string(),
   upgradeCopy: z.string().nullable().optional(),
   modelLink: z.string().nullable().optional(),
   migrationMarkdown: z.string().nullable().optional(),
   retirementAt: z.number().int().nullable().optional(),
-});
+}));
 
 /** A service tier a model offers (Codex's "Fast"). */
-export const ModelServiceTier = z.object({ id: z.string(), name: z.string(), description: z.string() });
+export const ModelServiceTier = lazySchema(() => z.object({ id: z.string(), name: z.string(), description: z.string() }));
 
 /** One model a client can pick, with Codex's fields in Codex's order. */
-export const Model = z.object({
+export const Model = lazySchema(() => z.object({
   id: z.string(),
   model: z.string(),
   upgrade: z.string().nullable().optional(),
@@ -45,42 +46,42 @@ export const Model = z.object({
   defaultServiceTier: z.string().nullable().optional(),
   availableAccessPrograms: z.object({ cyber: z.array(z.string()) }).nullable().optional(),
   isDefault: z.boolean(),
-});
+}));
 export type Model = z.infer<typeof Model>;
 
 /** A page of models. */
-export const ModelListResponse = z.object({ data: z.array(Model), nextCursor: z.string().nullable().optional() });
+export const ModelListResponse = lazySchema(() => z.object({ data: z.array(Model), nextCursor: z.string().nullable().optional() }));
 
 /** How a provider authenticates: nothing, or an API key from an environment variable. */
-export const GatewayAuth = z.union([
+export const GatewayAuth = lazySchema(() => z.union([
   z.object({ mode: z.literal("none") }),
   z.object({ mode: z.literal("environmentVariable"), envKey: z.string() }),
   z.object({ mode: z.literal("externallyConfigured"), envKey: z.string().nullable().optional() }),
-]);
+]));
 
 /** What kind of provider it is: OpenAI's own, or an OpenAI-compatible gateway. */
-export const ProviderSettings = z.union([
+export const ProviderSettings = lazySchema(() => z.union([
   z.object({ type: z.literal("openai") }),
   z.object({ type: z.literal("customGateway"), auth: GatewayAuth }),
-]);
+]));
 
 /** A model provider a thread can use. */
-export const ModelProviderSummary = z.object({
+export const ModelProviderSummary = lazySchema(() => z.object({
   id: z.string(),
   name: z.string(),
   baseUrl: z.string().nullable().optional(),
   canEdit: z.boolean(),
   settings: ProviderSettings,
-});
+}));
 
 /** Result of `modelProvider/list`. */
-export const ModelProviderListResponse = z.object({ data: z.array(ModelProviderSummary), defaultProviderId: z.string(), canChangeDefault: z.boolean() });
+export const ModelProviderListResponse = lazySchema(() => z.object({ data: z.array(ModelProviderSummary), defaultProviderId: z.string(), canChangeDefault: z.boolean() }));
 
 /** Result of `modelProvider/capabilities/read`: the built-in tools beyond the agent's own this server offers. */
-export const ModelProviderCapabilitiesReadResponse = z.object({ imageGeneration: z.boolean(), webSearch: z.boolean() });
+export const ModelProviderCapabilitiesReadResponse = lazySchema(() => z.object({ imageGeneration: z.boolean(), webSearch: z.boolean() }));
 
 /** Params of `modelProvider/config/write`: an OpenAI-compatible gateway's settings (omitted fields keep theirs; `providerId` null or omitted: a new provider). */
-export const ModelProviderConfigWriteParams = z.strictObject({
+export const ModelProviderConfigWriteParams = lazySchema(() => z.strictObject({
   settings: z.union([
     z.strictObject({
       type: z.literal("customGateway"),
@@ -91,7 +92,7 @@ export const ModelProviderConfigWriteParams = z.strictObject({
     }),
     z.object({ type: z.enum(["bedrock", "gcp"]) }).loose(),
   ]),
-});
+}));
 
 /** Result of `modelProvider/config/write`: the provider as it is now. */
-export const ModelProviderConfigWriteResponse = z.object({ provider: ModelProviderSummary });
+export const ModelProviderConfigWriteResponse = lazySchema(() => z.object({ provider: ModelProviderSummary }));

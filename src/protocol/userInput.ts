@@ -1,21 +1,22 @@
 import * as z from "zod";
+import { lazySchema } from "./lazySchema.js";
 
 /** A UI span inside a text input; echoed back, never interpreted. */
-export const TextElement = z.object({
+export const TextElement = lazySchema(() => z.object({
   byteRange: z.object({ start: z.number().int(), end: z.number().int() }),
   placeholder: z.string().nullable().optional(),
-});
+}));
 
 /** Image detail requested from the model. */
-export const ImageDetail = z.enum(["auto", "low", "high", "original"]);
+export const ImageDetail = lazySchema(() => z.enum(["auto", "low", "high", "original"]));
 
-const TextInput = z.object({
+const TextInput = lazySchema(() => z.object({
   type: z.literal("text"),
   text: z.string(),
   text_elements: z.array(TextElement).optional(),
-});
+}));
 
-const ImageInput = z
+const ImageInput = lazySchema(() => z
   .object({
     type: z.literal("image"),
     url: z.string().optional(),
@@ -24,26 +25,26 @@ const ImageInput = z
   })
   .refine((input) => input.url !== undefined || input.fileId !== undefined, {
     message: "an image needs either `url` or `fileId`",
-  });
+  }));
 
-const LocalImageInput = z.object({
+const LocalImageInput = lazySchema(() => z.object({
   type: z.literal("localImage"),
   path: z.string(),
   detail: ImageDetail.nullable().optional(),
-});
+}));
 
-const AudioInput = z
+const AudioInput = lazySchema(() => z
   .object({ type: z.literal("audio"), url: z.string().optional(), fileId: z.string().optional() })
   .refine((input) => input.url !== undefined || input.fileId !== undefined, {
     message: "audio needs either `url` or `fileId`",
-  });
+  }));
 
-const LocalAudioInput = z.object({ type: z.literal("localAudio"), path: z.string() });
-const SkillInput = z.object({ type: z.literal("skill"), name: z.string(), path: z.string() });
-const MentionInput = z.object({ type: z.literal("mention"), name: z.string(), path: z.string() });
+const LocalAudioInput = lazySchema(() => z.object({ type: z.literal("localAudio"), path: z.string() }));
+const SkillInput = lazySchema(() => z.object({ type: z.literal("skill"), name: z.string(), path: z.string() }));
+const MentionInput = lazySchema(() => z.object({ type: z.literal("mention"), name: z.string(), path: z.string() }));
 
 /** One piece of user input to a turn. */
-export const UserInput = z.discriminatedUnion("type", [
+export const UserInput = lazySchema(() => z.discriminatedUnion("type", [
   TextInput,
   ImageInput,
   LocalImageInput,
@@ -51,5 +52,5 @@ export const UserInput = z.discriminatedUnion("type", [
   LocalAudioInput,
   SkillInput,
   MentionInput,
-]);
+]));
 export type UserInput = z.infer<typeof UserInput>;

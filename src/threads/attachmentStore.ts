@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { ThreadAttachment } from "../protocol/attachmentMethods.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { JsonStateFile } from "../runtime/jsonStateFile.js";
@@ -12,7 +13,7 @@ import { JsonStateFile } from "../runtime/jsonStateFile.js";
 /** One attachment as the wire shows it. */
 export type Attachment = z.infer<typeof ThreadAttachment>;
 
-const AttachmentsFile = z.object({ threads: z.record(z.string(), z.array(ThreadAttachment)) });
+const AttachmentsFile = lazySchema(() => z.object({ threads: z.record(z.string(), z.array(ThreadAttachment)) }));
 type AttachmentsFile = z.infer<typeof AttachmentsFile>;
 
 // A bound on what a client may store per thread (sizes are bounded by the params' schemas).

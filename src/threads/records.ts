@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { DynamicToolSpec } from "../protocol/clientTools.js";
 import { ThreadGoal } from "../protocol/goalMethods.js";
 import { ThreadItem } from "../protocol/items.js";
@@ -7,7 +8,7 @@ import { TokenUsageBreakdown, TurnError, TurnStatus } from "../protocol/turn.js"
 import { ConversationItem, TurnSettings } from "../agent/index.js";
 
 /** What never changes about a thread: the first record of its file. */
-export const ThreadIdentity = z.object({
+export const ThreadIdentity = lazySchema(() => z.object({
   id: z.string(),
   sessionId: z.string(),
   createdAtMs: z.number().int(),
@@ -18,11 +19,11 @@ export const ThreadIdentity = z.object({
   originator: z.string().nullable().optional(),
   /** Tools the client declared at thread start; it runs them when the model calls them. */
   dynamicTools: z.array(DynamicToolSpec).optional(),
-});
+}));
 export type ThreadIdentity = z.infer<typeof ThreadIdentity>;
 
 /** One line of a thread file. `at` is Unix ms. */
-export const ThreadRecord = z.discriminatedUnion("type", [
+export const ThreadRecord = lazySchema(() => z.discriminatedUnion("type", [
   z.object({ type: z.literal("thread"), at: z.number(), identity: ThreadIdentity, settings: TurnSettings }),
   z.object({ type: z.literal("settings"), at: z.number(), settings: TurnSettings.partial() }),
   z.object({ type: z.literal("name"), at: z.number(), name: z.string().nullable() }),
@@ -48,5 +49,5 @@ export const ThreadRecord = z.discriminatedUnion("type", [
     status: TurnStatus,
     error: TurnError.nullable().optional(),
   }),
-]);
+]));
 export type ThreadRecord = z.infer<typeof ThreadRecord>;

@@ -5,15 +5,16 @@
  */
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { ThreadSection } from "../protocol/thread.js";
 import { invalidRequest } from "../protocol/errors.js";
 import { JsonStateFile } from "../runtime/jsonStateFile.js";
 
-const Member = z.object({ threadId: z.string(), enteredAt: z.number().int() });
-const SectionsFile = z.object({
+const Member = lazySchema(() => z.object({ threadId: z.string(), enteredAt: z.number().int() }));
+const SectionsFile = lazySchema(() => z.object({
   sections: z.array(ThreadSection),
   members: z.record(z.string(), z.array(Member)),
-});
+}));
 type SectionsFile = z.infer<typeof SectionsFile>;
 type Section = z.infer<typeof ThreadSection>;
 type Appearance = Section["appearance"];

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../protocol/lazySchema.js";
 import { ThreadReadState } from "../protocol/thread.js";
 import type { Logger } from "../runtime/logger.js";
 import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
@@ -9,7 +10,7 @@ import type { ThreadRecord } from "./records.js";
 import { writeFileAtomic } from "../runtime/atomicFile.js";
 
 /** What `thread/list` needs of a stored thread, kept in the index so listing reads no thread file. */
-export const ThreadSummary = z.object({
+export const ThreadSummary = lazySchema(() => z.object({
   id: z.string(),
   path: z.string(),
   archived: z.boolean(),
@@ -30,7 +31,7 @@ export const ThreadSummary = z.object({
   gitInfo: z.unknown().nullable().optional(),
   /** Unread tracking (absent in index lines written before it was kept). */
   readState: ThreadReadState.optional(),
-});
+}));
 export type ThreadSummary = z.infer<typeof ThreadSummary>;
 
 const INDEX_FILE = "thread_index.jsonl";

@@ -7,10 +7,11 @@ import path from "node:path";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import { JsonStateFile } from "../../runtime/jsonStateFile.js";
 
-const Entry = z.object({ url: z.string(), client: z.unknown().optional(), tokens: z.unknown().optional() });
-const CredentialsFile = z.object({ servers: z.record(z.string(), Entry) });
+const Entry = lazySchema(() => z.object({ url: z.string(), client: z.unknown().optional(), tokens: z.unknown().optional() }));
+const CredentialsFile = lazySchema(() => z.object({ servers: z.record(z.string(), Entry) }));
 type CredentialsFile = z.infer<typeof CredentialsFile>;
 
 /** The stored credentials of every MCP server logged in with OAuth. */

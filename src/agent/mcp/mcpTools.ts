@@ -1,11 +1,12 @@
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ContentPart, ToolCall } from "../conversation.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import type { McpCallResult, McpConnection, McpToolDefinition } from "./mcpConnection.js";
 import { qualifiedToolName } from "./toolNames.js";
 
-const McpArguments = z.record(z.string(), z.unknown());
+const McpArguments = lazySchema(() => z.record(z.string(), z.unknown()));
 
 /**
  * The tools of a connected MCP server as function tools named `mcp__<server>__<tool>`. A call is an

@@ -4,14 +4,15 @@
  * and tool outputs are understood; anything else is refused by name, not silently dropped.
  */
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import { ConversationItem, ContentPart } from "../conversation.js";
 
-const RawItem = z.union([
+const RawItem = lazySchema(() => z.union([
   z.object({ type: z.literal("message").optional(), role: z.enum(["user", "assistant", "developer", "system"]), content: z.union([z.string(), z.array(ContentPart)]) }),
   z.object({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
   z.object({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
   z.object({ type: z.enum(["function_call_output", "custom_tool_call_output"]), call_id: z.string(), output: z.union([z.string(), z.array(ContentPart)]) }),
-]);
+]));
 
 /** The items, or why one of them cannot be read (naming its index). */
 export function fromResponseItems(raw: readonly unknown[]): { items: ConversationItem[] } | { problem: string } {

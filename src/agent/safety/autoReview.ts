@@ -7,6 +7,7 @@
  * gets the approval request; it sees `item/autoApprovalReview/started` and `/completed`.
  */
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { GuardianApprovalReview, GuardianApprovalReviewAction } from "../../protocol/autoReview.js";
 import type { ApprovalAsker, ApprovalDecision, ApprovalRequest } from "../approvals.js";
 import type { ConversationItem } from "../conversation.js";
@@ -27,12 +28,12 @@ const TRANSCRIPT_CHARS = 40_000;
 const ACTION_CHARS = 32_000;
 
 /** The answer the reviewer must give (strict: every field, nothing else). */
-const Assessment = z.strictObject({
+const Assessment = lazySchema(() => z.strictObject({
   risk_level: z.enum(["low", "medium", "high", "critical"]),
   user_authorization: z.enum(["unknown", "low", "medium", "high"]),
   outcome: z.enum(["allow", "deny"]),
   rationale: z.string(),
-});
+}));
 type Assessment = z.infer<typeof Assessment>;
 
 /** The JSON Schema of {@link Assessment}, sent as the strict output format on both wires. */

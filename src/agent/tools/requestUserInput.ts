@@ -1,15 +1,16 @@
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ToolCall } from "../conversation.js";
 import { parseArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const Question = z.object({
+const Question = lazySchema(() => z.object({
   id: z.string().min(1),
   header: z.string(),
   question: z.string().min(1),
   options: z.array(z.object({ label: z.string(), description: z.string() })).optional(),
-});
-const RequestUserInputArguments = z.object({ questions: z.array(Question).min(1).max(3) });
+}));
+const RequestUserInputArguments = lazySchema(() => z.object({ questions: z.array(Question).min(1).max(3) }));
 
 /**
  * `request_user_input`: the model asks the user up to three questions and waits for the answers

@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ToolCall } from "../conversation.js";
 import { execOutputText } from "../exec/commandOutput.js";
 import { runCommand, type CommandRequest } from "../exec/runCommand.js";
@@ -22,34 +23,34 @@ const Escalation = {
   justification: z.string().nullable().optional(),
 };
 
-const ExecArguments = z.object({
+const ExecArguments = lazySchema(() => z.object({
   cmd: z.string(),
   workdir: z.string().nullable().optional(),
   yield_time_ms: z.number().nullable().optional(),
   max_output_tokens: z.number().int().nullable().optional(),
   ...Escalation,
-});
+}));
 
-const ShellArguments = z.object({
+const ShellArguments = lazySchema(() => z.object({
   command: z.array(z.string()).min(1),
   workdir: z.string().nullable().optional(),
   timeout_ms: z.number().int().positive().nullable().optional(),
   ...Escalation,
-});
+}));
 
-const ShellCommandArguments = z.object({
+const ShellCommandArguments = lazySchema(() => z.object({
   command: z.string(),
   workdir: z.string().nullable().optional(),
   timeout_ms: z.number().int().positive().nullable().optional(),
   ...Escalation,
-});
+}));
 
-const WriteStdinArguments = z.object({
+const WriteStdinArguments = lazySchema(() => z.object({
   session_id: z.number().int(),
   chars: z.string().nullable().optional(),
   yield_time_ms: z.number().nullable().optional(),
   max_output_tokens: z.number().int().nullable().optional(),
-});
+}));
 
 const ESCALATION_SCHEMA = {
   sandbox_permissions: {

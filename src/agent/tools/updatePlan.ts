@@ -1,12 +1,13 @@
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ToolCall } from "../conversation.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { parseArguments } from "./arguments.js";
 
-const PlanArguments = z.object({
+const PlanArguments = lazySchema(() => z.object({
   explanation: z.string().nullable().optional(),
   plan: z.array(z.object({ step: z.string(), status: z.enum(["pending", "in_progress", "completed"]) })),
-});
+}));
 
 const STATUS = { pending: "pending", in_progress: "inProgress", completed: "completed" } as const;
 const MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;

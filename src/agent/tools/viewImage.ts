@@ -1,12 +1,13 @@
 import path from "node:path";
 import * as z from "zod";
+import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ContentPart, ToolCall } from "../conversation.js";
 import type { WritableRoots } from "../../workspace/roots.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const ViewImageArguments = z.object({ path: z.string() });
+const ViewImageArguments = lazySchema(() => z.object({ path: z.string() }));
 
 /**
  * `view_image`: shows the model a local image (an `imageView` item; the image goes back as an
