@@ -1,4 +1,3 @@
-import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
 // This machine only: 127.0.0.0/8 and ::1. BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1)
@@ -17,7 +16,11 @@ export function isLoopbackAddress(address: string): boolean {
 export type HostResolver = (host: string) => Promise<readonly string[]>;
 
 /** The system resolver (getaddrinfo, as `listen` itself would use: /etc/hosts, then DNS). */
-export const systemResolver: HostResolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: HostResolver = async (host) => {
+  // Loaded on first use, not at start-up: only a listener resolves host names.
+  const { lookup } = await import("node:dns/promises");
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+};
 
 /** Where a listener binds, or why it must not. */
 export type ListenAddress = { readonly ok: true; readonly address: string } | { readonly ok: false; readonly message: string };

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -169,6 +168,8 @@ async function openTransport(
       cwd: config.cwd,
       stderr: "pipe",
     });
+    // Loaded here, not at start-up: only a stdio MCP server needs it.
+    const { createInterface } = await import("node:readline");
     createInterface({ input: transport.stderr as Readable }).on("line", (line) => {
       logger.info({ mcpServer: name }, line);
       stderrTail.push(line);

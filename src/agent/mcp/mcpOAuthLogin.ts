@@ -5,7 +5,6 @@
  * which are stored for the server's connections.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
 import type { AddressInfo, Server as NetServer } from "node:net";
 import { guardedServer } from "../../runtime/sandboxPeers.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -43,6 +42,8 @@ export class OAuthLoginError extends Error {}
 /** Starts a login: resolves once the authorization URL is known. */
 export async function startOAuthLogin(request: OAuthLoginRequest): Promise<OAuthLogin> {
   const { auth } = await loadMcpSdk(() => import("@modelcontextprotocol/sdk/client/auth.js"), (message) => new OAuthLoginError(message));
+  // Loaded here, not at start-up: only an OAuth login serves HTTP.
+  const { createServer } = await import("node:http");
   const callback = createServer();
   // Only the guard listens: a sandboxed command granted network reaches loopback, but not this.
   const front = guardedServer((socket) => callback.emit("connection", socket));

@@ -4,7 +4,7 @@ import { invalidRequest } from "../../protocol/errors.js";
 import type { Clock } from "../../runtime/clock.js";
 import { SERVER_VERSION } from "../../runtime/version.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
-import { zipArchive, type ZipEntry } from "../../workspace/zipArchive.js";
+import type { ZipEntry } from "../../workspace/zipArchive.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { reportingFsErrors } from "./fsFailure.js";
 
@@ -35,6 +35,8 @@ export function feedbackHandlers(deps: FeedbackDeps): Pick<HandlerTable, "feedba
       );
       if (exists) throw invalidRequest(`feedback/save: ${params.savePath} already exists; give a path not used yet`);
       const entries = [{ name: "feedback.json", data: Buffer.from(JSON.stringify(summary(params, deps.clock), null, 2) + "\n") }, ...(await logs(params, deps))];
+      // Loaded here, not at start-up: zlib is only needed for this.
+      const { zipArchive } = await import("../../workspace/zipArchive.js");
       const archive = zipArchive(entries, new Date(deps.clock.nowMs()));
       await reportingFsErrors("feedback/save", params.savePath, () => files.writeFile(params.savePath, archive));
       return { savedPath: params.savePath, threadId: params.threadId ?? "", promptHash: null };
