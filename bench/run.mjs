@@ -159,8 +159,7 @@ async function runOnce(server, mock, workspace) {
     const again = spawnOn(server, mock, home);
     await again.initialize();
     figures.cold_start_reused_home_ms = performance.now() - t;
-    // The first real answer: our early handshake answers initialize before the server has loaded,
-    // and a request sent right after it waits for the load.
+    // What a client waits for before it can work: the first thread/start answered.
     await again.request("thread/start", { cwd: workspace });
     figures.spawn_to_thread_start_reused_home_ms = performance.now() - t;
     await again.stop();

@@ -14,11 +14,9 @@
 // node_modules as the library loads it, and an optional one (the MCP SDK) stays optional. The
 // build fails if any other package gets into the bundle.
 //
-// The package's bin is dist/cli.cjs: the same entry (src/cli.ts, which loads only the early handshake
-// before it imports the rest), as one CommonJS file that imports the main chunk of the bundle below.
-// Node starts a CommonJS file without its ES module loader and the few small modules of that
-// handshake come in one file: spawn → initialize on a reused home took 53 ms against 57 for
-// dist/cli.js (medians of 15, a bare `node` echoing one line: 51). dist/cli.js stays, for those who run it.
+// The package's bin is dist/cli.cjs: the same entry (src/cli.ts, which only imports the rest), as one
+// small CommonJS file that imports the main chunk of the bundle below. dist/cli.js stays, for those
+// who run it.
 //
 // `--no-sourcemap` (the `prepack` build): no .map files and no sourceMappingURL comments.
 import { readFileSync, rmSync } from "node:fs";
@@ -131,6 +129,6 @@ const launcher = await build({
 // The launcher runs before anything else loads: a package in it (zod, say) would undo its purpose.
 const launcherPackages = packagesIn(Object.keys(launcher.metafile.inputs));
 if (launcherPackages.length > 0) {
-  console.error(`bundle-cli: dist/cli.cjs must hold no package, but holds ${launcherPackages.join(", ")}: keep src/cli.ts's static imports to the early handshake`);
+  console.error(`bundle-cli: dist/cli.cjs must hold no package, but holds ${launcherPackages.join(", ")}: src/cli.ts must import nothing statically`);
   process.exit(1);
 }

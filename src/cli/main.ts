@@ -2,7 +2,6 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { HELP_TEXT, parseCommandLine } from "./args.js";
-import type { EarlyHandshake } from "./earlyHandshake.js";
 import { UsageError } from "./usageError.js";
 import { ConfigError } from "../config/load.js";
 import { StartupError } from "../runtime/systemErrors.js";
@@ -24,7 +23,7 @@ const logger = createLogger();
  */
 const invokedAsCodex = path.basename(process.argv[1] ?? "").replace(/\.(c|m)?js$/, "") === "codex";
 
-async function main(argv: readonly string[], early: EarlyHandshake | null): Promise<void> {
+async function main(argv: readonly string[]): Promise<void> {
   const { command, ignored } = parseCommandLine(argv);
   for (const note of ignored) logger.info(`ignoring ${note}`);
   switch (command.kind) {
@@ -66,14 +65,14 @@ async function main(argv: readonly string[], early: EarlyHandshake | null): Prom
     case "serve": {
       // Loaded only to serve: `--version` and `--help` answer without the server's modules.
       const { serve } = await import("./serve.js");
-      await serve({ ...command, logger, argv, early });
+      await serve({ ...command, logger });
     }
   }
 }
 
 /** Runs the command `argv` names, exiting with a message on a usage, config or start-up error. */
-export function runCommandLine(argv: readonly string[], early: EarlyHandshake | null): void {
-  main(argv, early).catch(exitOnError);
+export function runCommandLine(argv: readonly string[]): void {
+  main(argv).catch(exitOnError);
 }
 
 function exitOnError(error: unknown): void {

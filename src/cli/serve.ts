@@ -13,8 +13,6 @@ import type { Logger } from "../runtime/logger.js";
 import { buildAppServer } from "../app.js";
 import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/lineReader.js";
-import type { EarlyHandshake } from "./earlyHandshake.js";
-import { fileIdentity, recordStartupStamp, stampedConfigFile } from "./startupStamp.js";
 import { UsageError } from "./usageError.js";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -53,10 +51,6 @@ export interface ServeOptions {
   /** Refuse a config.toml key that neither Codex nor this server knows. */
   readonly strictConfig: boolean;
   readonly logger: Logger;
-  /** The command line's arguments, recorded in the startup stamp of a stdio start. */
-  readonly argv: readonly string[];
-  /** The handshake begun before this module loaded, when the startup stamp vouched for this start. */
-  readonly early: EarlyHandshake | null;
 }
 
 /**
@@ -77,8 +71,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (bind && !bind.ok) throw new UsageError(bind.message);
   const home = resolveHome();
   await ensureHome(home);
-  // Taken before the config is read: a config.toml changed meanwhile no longer matches the stamp.
-  const configBeforeLoad = fileIdentity(stampedConfigFile(home));
   const loaded = await loadConfig(home, options.overrides, { strict: options.strictConfig });
   // Said on stderr at once too: a typo in config.toml should not wait for a client to show it.
   for (const warning of loaded.warnings) options.logger.warn({ path: warning.path, details: warning.details }, warning.summary);
@@ -138,18 +130,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
 
   if (options.listen.kind === "stdio") {
-    // This start got as far as serving: the next one like it may answer initialize early. Written
-    // before serving, so a client that kills the server at once still leaves it. Only for a start
-    // that read nothing but the home and config.toml: a model script or a session-log folder could
-    // be gone or broken by the next start, which the stamp would not see.
-    if (!wantsScript && options.sessionLog === null) {
-      const facts = { includeJsonrpc: options.includeJsonrpc, maxMessageBytes, config: configBeforeLoad };
-      await recordStartupStamp(home, options.argv, facts).catch((error: unknown) => options.logger.debug({ err: error }, "startup stamp not written"));
-    }
-    const handoff = options.early?.handOff();
-    const answered = handoff?.answered ?? null;
-    const connection = server.connect(handoff?.input ?? process.stdin, process.stdout, answered ? { answered } : {});
-    options.logger.info({ home, pid: process.pid, earlyHandshake: answered !== null }, "serving on stdio");
+    const connection = server.connect(process.stdin, process.stdout);
+    options.logger.info({ home, pid: process.pid }, "serving on stdio");
     connection.onInputClosed(() => stop("stdin closed"));
     return;
   }

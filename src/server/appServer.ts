@@ -16,11 +16,9 @@ import type { SectionStore } from "../threads/sectionStore.js";
 import type { AttachmentStore } from "../threads/attachmentStore.js";
 import type { ImportHistoryStore } from "../config/externalAgent/importHistory.js";
 import type { IdSource } from "../runtime/ids.js";
-import type { RequestId } from "../protocol/jsonrpc.js";
 import { externalAgentConfigHandlers } from "./handlers/externalAgentConfig.js";
 import type { ThreadStore } from "../threads/threadStore.js";
 import { NewlineMessageReader } from "../transport/lineReader.js";
-import { serializeMessage } from "../transport/lineFormat.js";
 import { NewlineMessageWriter } from "../transport/lineWriter.js";
 import { serverRoots } from "../workspace/allowedRoots.js";
 import type { ClientHub } from "./clientHub.js";
@@ -53,15 +51,6 @@ import { turnHandlers } from "./handlers/turn.js";
 import { RequestScheduler, type AdmissionLimits } from "./requestScheduler.js";
 import type { ServerRequestBroker } from "./serverRequests.js";
 import type { SessionAudit } from "./sessionAudit.js";
-
-/** An `initialize` request whose response is already on the output (see {@link AppServer.connect}). */
-export interface AnsweredInitialize {
-  readonly id: RequestId;
-  /** Its params as the client sent them (not yet validated). */
-  readonly params: unknown;
-  /** The response line written. */
-  readonly line: string;
-}
 
 /** The parts a server is made of, built by the composition root (src/app.ts). */
 export interface AppServerParts {
@@ -157,11 +146,8 @@ export class AppServer implements ConnectionHost {
     await Promise.all([this.parts.store.init(), this.parts.auth.load(), this.parts.sections.load(), this.parts.attachments.load(), this.parts.importHistory.load()]);
   }
 
-  /**
-   * Serves one client over a pair of streams (stdio, a socket, or in-memory streams). `answered`:
-   * an `initialize` the client sent and was answered before `input` (which starts after it).
-   */
-  connect(input: Readable, output: Writable, options: { readonly answered?: AnsweredInitialize } = {}): ClientConnection {
+  /** Serves one client over a pair of streams (stdio, a socket, or in-memory streams). */
+  connect(input: Readable, output: Writable): ClientConnection {
     const reader = new NewlineMessageReader(input, { maxLineBytes: this.parts.maxLineBytes });
     const writer = new NewlineMessageWriter(output, { includeJsonrpc: this.parts.includeJsonrpc });
     const connection = new ClientConnection(this, reader, writer);
@@ -172,28 +158,8 @@ export class AppServer implements ConnectionHost {
       connections.delete(connection);
       this.threads.dropSubscriber(connection);
     });
-    if (options.answered) this.adoptAnsweredInitialize(connection, options.answered);
     connection.listen();
     return connection;
-  }
-
-  /**
-   * Serves the `initialize` that was answered before this server loaded (the client reads the
-   * input after it): its handler runs as for any `initialize`, the notifications meant to follow
-   * its response go out now, and a response that differs from the one written is logged as an error.
-   */
-  private adoptAnsweredInitialize(connection: ClientConnection, answered: AnsweredInitialize): void {
-    const { id, params, line } = answered;
-    try {
-      const { result, afterResponse } = this.dispatcher.serveAnsweredInitialize(connection, params, id);
-      const response = { jsonrpc: "2.0" as const, id, result };
-      connection.recordExchanged({ jsonrpc: "2.0", id, method: "initialize", params: params as object }, response);
-      const served = serializeMessage(response, this.parts.includeJsonrpc ?? false);
-      if (served !== line) this.logger.error({ answered: line, served }, "the early initialize response differs from the server's");
-      for (const fn of afterResponse) fn();
-    } catch (error) {
-      this.logger.error({ err: error, answered: line }, "the server refuses the initialize answered early");
-    }
   }
 
   /**

@@ -125,12 +125,6 @@ export class ClientConnection {
     this.session = session;
   }
 
-  /** Logs a request and its response that were exchanged before this connection existed (the early `initialize`). */
-  recordExchanged(request: RequestMessage, response: ResponseMessage): void {
-    this.trace("recv", request);
-    this.trace("send", response);
-  }
-
   /** Runs `fn` right after the response to request `id` has been written. */
   whenResponded(id: RequestId, fn: () => void): void {
     this.afterResponse.set(id, fn);

@@ -87,20 +87,6 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * Serves an `initialize` whose response is already on the output: the command line's early
-   * handshake answers it before the server has loaded. The same validation and handler as
-   * {@link dispatch}, synchronously, so the connection is initialized before it reads anything
-   * else; throws what would have been the error response. Returns the result and the work the
-   * handler left for after its response (the notifications that follow it), for the caller to run.
-   */
-  serveAnsweredInitialize(connection: ClientConnection, rawParams: unknown, requestId: RequestId): { result: ClientRequestResult<"initialize">; afterResponse: ReadonlyArray<() => void> } {
-    const params = validParams(clientRequestSpec("initialize")!, "initialize", rawParams) as ClientRequestParams<"initialize">;
-    const afterResponse: Array<() => void> = [];
-    const result = this.handlers.initialize(params, { connection, requestId, afterResponse: (fn) => afterResponse.push(fn) });
-    if (result instanceof Promise) throw internalError();
-    return { result, afterResponse };
-  }
 }
 
 /** A request's params as its method's schema reads them (omitted params are `{}`); -32602 naming the field path otherwise. */

@@ -10,10 +10,7 @@ export function isHeaderValue(name: string): boolean {
   return HEADER_VALUE.test(name);
 }
 
-/**
- * The `initialize` result for a client. Kept free of heavy imports: the command line's early
- * handshake answers `initialize` with it before the rest of the server has loaded.
- */
+/** The `initialize` result for a client. */
 export function describeServer(clientInfo: { readonly name: string; readonly version: string }, home: string): InitializeResponse {
   const { name, version } = clientInfo;
   const platformOs = os.platform() === "darwin" ? "macos" : os.platform() === "win32" ? "windows" : os.platform();
