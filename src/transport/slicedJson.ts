@@ -6,6 +6,10 @@ export const SERIALIZE_SLICE_MS = 10;
 /** Characters of JSON gathered before they are encoded as one UTF-8 chunk. */
 const CHUNK_CHARS = 256 * 1024;
 
+/** Values, and characters of strings, of an object or array serialized in one call however shallow (see {@link looksSmall}). */
+const SMALL_VALUES = 1024;
+const SMALL_CHARS = 64 * 1024;
+
 /** Characters added between two chances to pause: well under a millisecond of work. */
 const YIELD_CHARS = 64 * 1024;
 
@@ -115,7 +119,35 @@ function leafJson(value: unknown, depth: number): string | undefined {
   if (typeof value === "string") return value.length > STRING_PIECE ? undefined : JSON.stringify(value);
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (value instanceof Base64Json) return undefined;
-  return depth >= WALK_DEPTH || isBoxedPrimitive(value) ? JSON.stringify(value) : undefined;
+  return depth >= WALK_DEPTH || isBoxedPrimitive(value) || looksSmall(value) ? JSON.stringify(value) : undefined;
+}
+
+/**
+ * Whether an object or array above {@link WALK_DEPTH} is small enough to serialize in one call: at
+ * most {@link SMALL_VALUES} values and {@link SMALL_CHARS} characters of strings, counted until
+ * either is passed. A turn of a few items is one call, not one per member: walking 16,000 turns
+ * member by member cost more than serializing them.
+ */
+function looksSmall(value: object): boolean {
+  const stack: unknown[] = [value];
+  let values = 0;
+  let chars = 0;
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (++values + stack.length > SMALL_VALUES) return false;
+    if (typeof current === "string") {
+      chars += current.length;
+      if (chars > SMALL_CHARS) return false;
+    } else if (current instanceof Base64Json) {
+      return false;
+    } else if (Array.isArray(current)) {
+      if (current.length > SMALL_VALUES) return false;
+      stack.push(...current);
+    } else if (current !== null && typeof current === "object") {
+      for (const key in current) stack.push((current as Record<string, unknown>)[key]);
+    }
+  }
+  return true;
 }
 
 /** Steps that add the JSON of `value` (already {@link resolved}) to `out`, pausing every {@link YIELD_CHARS} or so. */
