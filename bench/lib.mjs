@@ -29,22 +29,50 @@ export function benchHome(prefix = "home-") {
   return mkdtempSync(path.join(base, prefix));
 }
 
-/** Spawns `command` (argv) and talks JSONL over its stdio; notifications go to `onNotification`. */
-export function startServer(command, env) {
-  const child = spawn(command[0], command.slice(1), { env, stdio: ["pipe", "pipe", "ignore"] });
+/** Lines longer than this are parsed when read, not when received: the client stays quick while it measures the server. */
+const HUGE_LINE = 1 << 20;
+
+/**
+ * A message from one line. A huge answer is routed by its id (the server writes it first) and its
+ * result parsed only when one of its fields is read (its `chars` is the line's length), so
+ * measuring the server does not wait on the client.
+ */
+function parseLine(line) {
+  const head = line.length > HUGE_LINE && /^\{"id":(\d+),"result":/.exec(line.slice(0, 64));
+  if (!head) return JSON.parse(line);
+  let parsed;
+  const result = new Proxy(
+    {},
+    {
+      get: (_, key) => {
+        if (key === "chars") return line.length;
+        if (key === "then") return undefined; // not a promise: resolving with it must not parse it
+        return (parsed ??= JSON.parse(line).result)[key];
+      },
+    },
+  );
+  return { id: Number(head[1]), result };
+}
+
+/** Spawns `command` (argv) in `cwd` and talks JSONL over its stdio; notifications go to `onNotification`. */
+export function startServer(command, env, { cwd } = {}) {
+  const child = spawn(command[0], command.slice(1), { env, cwd, stdio: ["pipe", "pipe", "ignore"] });
   const pending = new Map();
   const listeners = new Set();
-  let buffer = "";
+  // The unfinished line's pieces: a chunk is searched for a newline once, however long the line.
+  let pieces = [];
   let nextId = 1;
   child.stdout.setEncoding("utf8");
   child.stdout.on("data", (chunk) => {
-    buffer += chunk;
+    let start = 0;
     let newline;
-    while ((newline = buffer.indexOf("\n")) !== -1) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
+    while ((newline = chunk.indexOf("\n", start)) !== -1) {
+      pieces.push(chunk.slice(start, newline));
+      start = newline + 1;
+      const line = pieces.join("");
+      pieces = [];
       if (!line.trim()) continue;
-      const message = JSON.parse(line);
+      const message = parseLine(line);
       if (message.method && message.id !== undefined) {
         child.stdin.write(JSON.stringify({ id: message.id, result: { decision: "accept" } }) + "\n");
       } else if (message.method) {
@@ -54,6 +82,7 @@ export function startServer(command, env) {
         pending.delete(message.id);
       }
     }
+    if (start < chunk.length) pieces.push(chunk.slice(start));
   });
   const request = (method, params) =>
     new Promise((resolve, reject) => {

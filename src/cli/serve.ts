@@ -10,6 +10,7 @@ import { loadDeterministicRuntime } from "../runtime/deterministicState.js";
 import { uuidV7Source } from "../runtime/ids.js";
 import { closeInheritedDescriptors } from "../runtime/inheritedDescriptors.js";
 import type { Logger } from "../runtime/logger.js";
+import { logStalls } from "../runtime/stallLog.js";
 import { buildAppServer } from "../app.js";
 import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/lineReader.js";
@@ -103,6 +104,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       ...(options.sessionLog ? [options.sessionLog] : []),
     ].map((entry) => path.resolve(entry)),
   });
+  // Opt-in, for bench/stalls.mjs: the event-loop stalls this process sees, as a file of lines.
+  const stallLog = process.env.AGENT_APP_SERVER_STALL_LOG;
+  if (stallLog) logStalls(stallLog);
   await server.init();
   const closers: Array<() => Promise<unknown> | undefined> = [() => scripted?.mock.close(), () => deterministic?.save()];
 

@@ -19,9 +19,28 @@ import {
   type RequestSpec,
 } from "../protocol/methods.js";
 import type { Logger } from "../runtime/logger.js";
+import { LargeResult } from "../transport/slicedJson.js";
 import { checkThreadId } from "../threads/errors.js";
 import type { ClientConnection } from "./connection.js";
 import type { RequestScheduler } from "./requestScheduler.js";
+
+/**
+ * Methods whose result can run to megabytes (a thread's whole history, a file, a directory, a
+ * command's or tool's output): the writer serializes it in slices, not in one call.
+ */
+const LARGE_RESULT_METHODS: ReadonlySet<string> = new Set([
+  "thread/resume",
+  "thread/fork",
+  "thread/read",
+  "thread/turns/list",
+  "thread/items/list",
+  "thread/revert",
+  "fs/readFile",
+  "fs/readDirectory",
+  "command/exec",
+  "mcpServer/tool/call",
+  "mcpServer/resource/read",
+]);
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -76,7 +95,8 @@ export class Dispatcher {
       // `initialize` is cheap and a connection can do nothing before it: a busy server still lets
       // clients in (their own bound still applies), so only its real work is refused.
       const admission = { owner: connection, pastCeiling: method === "initialize" && !connection.client };
-      return await this.scheduler.run(admission, orderingKey(spec, parsed), async () => handler(parsed as never, context));
+      const result = await this.scheduler.run(admission, orderingKey(spec, parsed), async () => handler(parsed as never, context));
+      return LARGE_RESULT_METHODS.has(method) ? new LargeResult(result) : result;
     } catch (error) {
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");

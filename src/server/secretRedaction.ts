@@ -60,6 +60,8 @@ function redactBase64(payload: string, secrets: KnownSecrets): string {
  */
 export function redactSecrets(value: unknown, secrets: KnownSecrets): unknown {
   const walk = (node: unknown, key: string, secretTable: boolean): unknown => {
+    // A value that serializes as another (a large result, a base64 field encoded when written) is logged as what it serializes to.
+    if (node !== null && typeof node === "object" && typeof (node as { toJSON?: unknown }).toJSON === "function") node = (node as { toJSON: () => unknown }).toJSON();
     if (typeof node === "string") {
       if (secretTable || SECRET_KEY.test(key)) return MASK;
       return BASE64_FIELD.test(key) ? redactBase64(node, secrets) : redactText(node, secrets.text);

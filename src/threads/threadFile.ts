@@ -2,6 +2,7 @@ import { ftruncateSync, writeSync } from "node:fs";
 import { open, readFile, truncate, type FileHandle } from "node:fs/promises";
 import { isJsonObject } from "../runtime/jsonObject.js";
 import type { Logger } from "../runtime/logger.js";
+import { TimeSlice } from "../runtime/timeSlice.js";
 import { ThreadRecord } from "./records.js";
 
 /** What a thread file holds, and where its intact part ends. */
@@ -12,6 +13,12 @@ export interface ThreadFileContents {
   readonly torn: boolean;
 }
 
+/** How long parsing a thread file holds the event loop at a time: a long thread's file is tens of MB. */
+export const THREAD_READ_SLICE_MS = 10;
+
+/** Bytes of lines parsed between two looks at the clock: well under a millisecond of work. */
+const CHECK_BYTES = 64 * 1024;
+
 /**
  * Reads a thread file. A torn last line (a crash in the middle of a write) is dropped with a
  * warning; everything before it is recovered. A bad line in the middle is skipped, also with a warning.
@@ -19,10 +26,17 @@ export interface ThreadFileContents {
 export async function readThreadFile(path: string, logger: Logger): Promise<ThreadFileContents> {
   const bytes = await readFile(path);
   const records: ThreadRecord[] = [];
+  const slice = new TimeSlice(THREAD_READ_SLICE_MS);
   let start = 0;
   let intactBytes = 0;
   let torn = false;
+  let checkedAt = 0;
   while (start < bytes.length) {
+    // The clock is read every CHECK_BYTES, and awaited only when the slice is used up: either, per line, would cost more than the line.
+    if (start - checkedAt >= CHECK_BYTES) {
+      checkedAt = start;
+      if (slice.usedUp) await slice.pause();
+    }
     const newline = bytes.indexOf(0x0a, start);
     const end = newline === -1 ? bytes.length : newline;
     const record = parseRecord(bytes.subarray(start, end).toString("utf8"));

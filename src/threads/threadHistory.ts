@@ -3,6 +3,7 @@ import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo, ThreadReadState } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import { estimateTokens, type ConversationItem, type TurnSettings } from "../agent/index.js";
+import { TimeSlice } from "../runtime/timeSlice.js";
 import type { ThreadIdentity, ThreadRecord } from "./records.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
@@ -46,12 +47,20 @@ export class ThreadHistory {
     this.updatedAtMs = createdAtMs;
   }
 
-  /** Folds a whole file; the first record must be the `thread` record. */
-  static fromRecords(records: readonly ThreadRecord[]): ThreadHistory {
+  /**
+   * Folds a whole file; the first record must be the `thread` record. It shares the event loop
+   * every `sliceMs`: a long thread has hundreds of thousands of records.
+   */
+  static async fromRecords(records: readonly ThreadRecord[], sliceMs: number): Promise<ThreadHistory> {
     const first = records[0];
     if (first?.type !== "thread") throw new Error("a thread file must start with a thread record");
     const history = new ThreadHistory(first.identity, first.settings, first.at);
-    for (const record of records.slice(1)) history.apply(record);
+    const slice = new TimeSlice(sliceMs);
+    for (let index = 1; index < records.length; index++) {
+      // The clock is read every 256 records: per record, it would cost about what applying one does.
+      if (index % 256 === 0 && slice.usedUp) await slice.pause();
+      history.apply(records[index]!);
+    }
     // A turn still in progress in a file was cut short by a crash or kill: it ended there.
     for (const turn of history.turns) if (turn.status === "inProgress") turn.status = "interrupted";
     return history;

@@ -1,12 +1,17 @@
 import type { Writable } from "node:stream";
 import { AbstractMessageWriter, type Message, type MessageWriter } from "vscode-jsonrpc/node";
 import { serializeMessage } from "./lineFormat.js";
+import { LargeResult, serializeSliced } from "./slicedJson.js";
 
 // Pending output above this many characters is written at once rather than at the end of the tick.
 const PENDING_LIMIT = 64 * 1024;
 
 /** Output queued in the stream (characters) past which the writer reports itself backed up, until the stream drains. */
 export const MAX_QUEUED_OUTPUT = 16 * 1024 * 1024;
+
+/** Stands in for a large result while the rest of its line is serialized. */
+const RESULT_MARK = "\u0000large result\u0000";
+const RESULT_MARK_JSON = JSON.stringify(RESULT_MARK);
 
 /** Options of {@link NewlineMessageWriter}. */
 export interface NewlineWriterOptions {
@@ -19,6 +24,11 @@ export interface NewlineWriterOptions {
  * go out in call order; lines written in the same turn of the event loop are coalesced into one
  * stream write (up to 64 Ki characters). The returned promise resolves once the stream is below
  * its high-water mark: a producer that awaits it is slowed to the pace of the reader.
+ *
+ * A response with a {@link LargeResult} is serialized in slices, so the event loop is not held for
+ * the whole of it; the messages written after it are held back until it is out, in call order. A
+ * response written while nothing else is held goes out at once: the client matches it by id, and
+ * a request that waits on no other is answered while a large one is serialized.
  */
 export class NewlineMessageWriter extends AbstractMessageWriter implements MessageWriter {
   private readonly includeJsonrpc: boolean;
@@ -32,6 +42,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   private batch: Promise<void> | undefined;
   private releaseBatch: (() => void) | undefined;
   private drained: Promise<void> | undefined;
+  /** Large results being serialized, in order: output is held until the last one is written. */
+  private held: Promise<void> | undefined;
 
   constructor(
     private readonly writable: Writable,
@@ -62,13 +74,50 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
       this.announce(message);
       return Promise.resolve();
     }
-    this.pending += serializeMessage(message, this.includeJsonrpc);
+    const result = (message as { result?: unknown }).result;
+    if (result instanceof LargeResult) this.holdForLarge(message, result);
+    else if (this.held && !this.pending && isResponse(message)) this.writable.write(serializeMessage(message, this.includeJsonrpc));
+    else this.pending += serializeMessage(message, this.includeJsonrpc);
     // Lines written in one turn of the event loop go out in one write (a burst of deltas is one syscall).
     this.batch ??= this.scheduleBatch();
     const batch = this.batch;
     this.announce(message);
     if (this.pending.length >= PENDING_LIMIT) this.writeText();
     return batch;
+  }
+
+  /**
+   * Starts serializing a large result at once (what the response says is the state when it was
+   * written), and holds the output until its line is written: first the lines before it, then its
+   * own, its result as the chunks the serializer made.
+   */
+  private holdForLarge(message: Message, result: LargeResult): void {
+    const line = serializeMessage({ ...message, result: RESULT_MARK }, this.includeJsonrpc);
+    // The last occurrence: the id, which comes before the result, is the client's and may be any string.
+    const at = line.lastIndexOf(RESULT_MARK_JSON);
+    // What was written before it goes out now, or, behind another large result, after that one.
+    this.writeText();
+    const earlier = this.pending;
+    this.pending = "";
+    const chunks = serializeSliced(result.value).catch((error: Error) => {
+      // As a result JSON.stringify would refuse: reported, and the response is not written.
+      this.fireError(error, message, ++this.errorCount);
+      return undefined;
+    });
+    const held = (this.held ?? Promise.resolve()).then(async () => {
+      const serialized = await chunks;
+      if (!this.failed && earlier) this.writable.write(earlier);
+      if (!this.failed && serialized) {
+        this.writable.write(line.slice(0, at));
+        for (const chunk of serialized) this.writable.write(chunk);
+        this.writable.write(line.slice(at + RESULT_MARK_JSON.length));
+        this.checkBackedUp();
+      }
+      if (this.held !== held) return;
+      this.held = undefined;
+      this.writeText();
+    });
+    this.held = held;
   }
 
   private announce(message: Message): void {
@@ -84,7 +133,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   /** Resolves when everything written so far has been flushed to the stream's target. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    while (this.held) await this.held;
     this.writePending();
     if (this.failed || this.writable.writableLength === 0) return Promise.resolve();
     return new Promise((resolve) => this.writable.write("", () => resolve()));
@@ -102,10 +152,14 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   private writeText(): void {
-    if (!this.pending || this.failed) return;
+    if (!this.pending || this.failed || this.held) return;
     const text = this.pending;
     this.pending = "";
     this.writable.write(text);
+    this.checkBackedUp();
+  }
+
+  private checkBackedUp(): void {
     if (!this.backedUp && this.writable.writableLength > MAX_QUEUED_OUTPUT) this.reportBackedUp();
   }
 
@@ -134,6 +188,11 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   end(): void {
+    // A large result being serialized is written first.
+    if (this.held) {
+      void this.held.then(() => this.end());
+      return;
+    }
     this.writePending();
     this.writable.end();
   }
@@ -142,4 +201,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     this.failed = true;
     this.fireError(error, undefined, ++this.errorCount);
   }
+}
+
+function isResponse(message: Message): boolean {
+  return "id" in message && !("method" in message);
 }

@@ -36,7 +36,8 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
     input.write(NEWLINE);
   });
   socket.on("close", () => input.end());
-  let partial = "";
+  // The start of a line not yet ended: a large result's line comes in many chunks, joined once at its end.
+  let partial: Buffer[] = [];
   let dropped = false;
   let overflowTimer: NodeJS.Timeout | undefined;
   // A client that stops reading must not make the server hold its output without bound: if its
@@ -57,8 +58,15 @@ export function webSocketStreams(socket: WebSocket, options: WebSocketStreamOpti
   };
   const output = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      const lines = (partial + chunk.toString("utf8")).split("\n");
-      partial = lines.pop()!;
+      const lines: string[] = [];
+      let start = 0;
+      for (let newline = chunk.indexOf(LF); newline !== -1; newline = chunk.indexOf(LF, start)) {
+        partial.push(chunk.subarray(start, newline));
+        lines.push(Buffer.concat(partial).toString("utf8"));
+        partial = [];
+        start = newline + 1;
+      }
+      if (start < chunk.length) partial.push(chunk.subarray(start));
       if (socket.readyState !== socket.OPEN) return callback();
       for (const line of lines) socket.send(line, watchQueue);
       watchQueue();

@@ -61,6 +61,18 @@ describe("WebSocket listener", () => {
     expect(seenByB).toEqual(["shared ", "answer"]);
   });
 
+  it("sends an answer written in many chunks as one frame: a 3 MB file read", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "aas-ws-read-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "big.bin");
+    const data = Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 31) % 256));
+    writeFileSync(file, data);
+    const { url } = await wsServer(["-c", `sandbox_workspace_write.writable_roots=[${JSON.stringify(dir)}]`]);
+    const a = await client(url);
+    const { dataBase64 } = await a.request("fs/readFile", { path: file });
+    expect(dataBase64 === data.toString("base64")).toBe(true);
+  });
+
   it("requires the capability token when auth is on, compared by hash", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "aas-token-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

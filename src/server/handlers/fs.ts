@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { Clock } from "../../runtime/clock.js";
 import type { Logger } from "../../runtime/logger.js";
+import { base64Json } from "../../transport/slicedJson.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
 import { ConfinedFsError, type ConfinedFs } from "../../workspace/confinedFs.js";
 import type { HandlerTable } from "../dispatcher.js";
@@ -48,7 +49,7 @@ export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger, 
       // Held until the answer is written (error answers too): its base64 and JSON line are most of a read's memory.
       const beforeRead = (size: number) => afterResponse(reads.reserve(size));
       const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
-      return { dataBase64: bytes.toString("base64") };
+      return { dataBase64: base64Json(bytes) };
     },
     "fs/writeFile": async (params) => {
       const data = Buffer.from(params.dataBase64, "base64");
