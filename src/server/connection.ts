@@ -147,6 +147,11 @@ export class ClientConnection {
     return this.writer.write(notification as Message);
   }
 
+  /** Undefined while this client reads its output; a promise that resolves once it has caught up when too much is queued for it. */
+  caughtUp(): Promise<void> | undefined {
+    return this.outputClosed ? undefined : this.writer.caughtUp();
+  }
+
   /** Sends a server → client request and resolves with the client's validated answer. */
   async request<M extends ServerRequestMethod>(
     method: M,

@@ -8,6 +8,12 @@ const PENDING_LIMIT = 64 * 1024;
 /** Output queued in the stream (characters) past which the writer reports itself backed up, until the stream drains. */
 export const MAX_QUEUED_OUTPUT = 16 * 1024 * 1024;
 
+/**
+ * Output queued in the stream (characters) past which a producer that can wait (a streaming turn)
+ * is asked to, until the stream drains: it bounds what a slow reader makes the server hold.
+ */
+export const PRODUCER_WAIT_OUTPUT = 1024 * 1024;
+
 /** Options of {@link NewlineMessageWriter}. */
 export interface NewlineWriterOptions {
   /** Add `"jsonrpc": "2.0"` to every message; Codex omits it, so the default is false. */
@@ -54,6 +60,16 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
    */
   onBackedUp(listener: (backedUp: boolean) => void): void {
     this.backedUpListeners.push(listener);
+  }
+
+  /**
+   * Undefined while the reader keeps up; once more than {@link PRODUCER_WAIT_OUTPUT} is queued, a
+   * promise that resolves when the stream has drained (or closed). Unlike the promise `write`
+   * returns, it costs nothing while the reader keeps up, so a producer can ask after every delta.
+   */
+  caughtUp(): Promise<void> | undefined {
+    if (this.failed || this.writable.writableLength <= PRODUCER_WAIT_OUTPUT) return undefined;
+    return this.whenDrained();
   }
 
   write(message: Message): Promise<void> {
