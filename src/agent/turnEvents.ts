@@ -27,8 +27,9 @@ export type TurnEvent =
   | { readonly type: "usage"; readonly usage: ModelUsage };
 
 /**
- * Where a turn's events go, in order. Notifications go out before it returns (no promise: a
- * stream of deltas pays for no await); events that store something return a promise, and awaiting
- * it lets storage apply backpressure.
+ * Where a turn's events go, in order. Notifications go out before it returns, with no promise while
+ * clients keep up (a stream of deltas pays for no await); events that store something, and
+ * notifications a client is behind on, return a promise, and awaiting it lets storage and slow
+ * readers apply backpressure.
  */
 export type TurnEmitter = (event: TurnEvent) => Promise<void> | void;

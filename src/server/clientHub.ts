@@ -23,10 +23,16 @@ export class ClientHub {
     private readonly logger: Logger,
   ) {}
 
-  /** Sends a notification to some connections, stamped once before the fan-out. */
+  /** Sends a notification to some connections, stamped once before the fan-out; a promise while any of them has too much output queued. */
   readonly emit: ThreadEmitter<ClientConnection> = (recipients, method, params) => {
     const notification = createNotification(this.clock, method, params);
-    for (const connection of recipients) void connection.notify(notification);
+    let behind: Promise<unknown> | undefined;
+    for (const connection of recipients) {
+      void connection.notify(notification);
+      const caughtUp = connection.caughtUp();
+      if (caughtUp) behind = behind ? Promise.all([behind, caughtUp]) : caughtUp;
+    }
+    return behind?.then(() => undefined);
   };
 
   /** Server → client requests: inside the server a request is known by its broker key; each connection sees its own id for it. */

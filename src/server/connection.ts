@@ -76,6 +76,7 @@ export class ClientConnection {
   private outputClosedListeners: Array<() => void> = [];
   private inputClosed = false;
   private outputClosed = false;
+  private toldSlowReader = false;
   private currentRequestId: RequestId | undefined;
 
   constructor(
@@ -139,6 +140,18 @@ export class ClientConnection {
     // As Codex, experimental notifications (the registry marks them) go only to clients that opted in.
     if (serverNotificationSpec(notification.method)?.experimental && !this.session?.experimentalApi) return Promise.resolve();
     return this.writer.write(notification as Message);
+  }
+
+  /** Undefined while this client reads its output; a promise that resolves once it has caught up when too much is queued for it. */
+  caughtUp(): Promise<void> | undefined {
+    if (this.outputClosed) return undefined;
+    const caughtUp = this.writer.caughtUp();
+    if (caughtUp && !this.toldSlowReader) {
+      // Once per connection: it explains turns that stream slower than their model.
+      this.toldSlowReader = true;
+      this.logger.info("the client reads its output slower than it is written: streaming turns wait for it to catch up");
+    }
+    return caughtUp;
   }
 
   /** Sends a server → client request and resolves with the client's validated answer. */

@@ -18,7 +18,8 @@ export type NonSteerableTurnKind = "review" | "compact";
 
 /** What an active turn needs from its thread: a way to notify subscribers and to store records. */
 export interface TurnHost {
-  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+  /** Returns a promise while a subscriber is behind on its output (see ThreadEmitter). */
+  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): Promise<void> | undefined;
   write(record: ThreadRecord, durable: boolean): Promise<void>;
   /** Notifies `thread/tokenUsage/updated` after a usage record was written. */
   usageRecorded(turnId: string): void;
@@ -71,6 +72,7 @@ export class ActiveTurn {
   private readonly requests = new Map<number, PendingRequest>();
   /** Commands whose approval was declined or cancelled: the thread waits on approval until their item completes. */
   private readonly answeredUntilCompleted = new Set<string>();
+  private whenStopped: Promise<void> | undefined;
   /** Tokens the turn's model calls used so far (what a thread goal is charged). */
   tokensUsed = 0;
   /** Requests withdrawn when the turn ended; `serverRequest/resolved` for them follows `turn/completed`. */
@@ -82,6 +84,15 @@ export class ActiveTurn {
     readonly startedAtMs: number,
     private readonly host: TurnHost,
   ) {}
+
+  /** Resolves once the turn is stopped: a wait on a slow subscriber must not outlast an interrupt. */
+  private stopped(): Promise<void> {
+    this.whenStopped ??= new Promise((resolve) => {
+      if (this.controller.signal.aborted) resolve();
+      else this.controller.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    return this.whenStopped;
+  }
 
   /** True once the turn has ended (or started ending): later runner events are dropped. */
   get hasEnded(): boolean {
@@ -130,14 +141,20 @@ export class ActiveTurn {
     return taken;
   }
 
-  /** The runner's emitter: notifications go out at once, events that store something return a promise. */
+  /**
+   * The runner's emitter: notifications go out at once, events that store something return a
+   * promise. So does a notification a subscriber is behind on: the runner then stops reading the
+   * model's stream until that output drains (or the turn is stopped), instead of the server
+   * queueing every delta for a slow reader.
+   */
   readonly emit = (event: TurnEvent): Promise<void> | void => {
     if (this.ended) return;
     switch (event.type) {
-      case "notify":
+      case "notify": {
         this.open.track(event);
-        this.host.notify(event.method, event.params as never);
-        return;
+        const behind = this.host.notify(event.method, event.params as never);
+        return behind && Promise.race([behind, this.stopped()]);
+      }
       case "itemStarted": {
         const startedAtMs = this.host.clock.nowMs();
         const item: ThreadItem = { ...event.item, startedAtMs, completedAtMs: null };

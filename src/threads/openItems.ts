@@ -1,5 +1,6 @@
 import type { TurnNotification } from "../agent/index.js";
 import type { ThreadItem } from "../protocol/items.js";
+import { TextBuilder } from "../runtime/textBuilder.js";
 
 /** An automatic review as its start announced it. */
 export type ReviewStarted = Extract<TurnNotification, { method: "item/autoApprovalReview/started" }>["params"];
@@ -8,15 +9,16 @@ export type ReviewStarted = Extract<TurnNotification, { method: "item/autoApprov
 interface OpenItem {
   readonly started: ThreadItem;
   /** Agent message text or command output that arrived as deltas; null before the first. */
-  streamed: string | null;
+  streamed: TextBuilder | null;
   /** Reasoning summary parts as they stand after their deltas; null before the first. */
-  summary: string[] | null;
+  summary: TextBuilder[] | null;
 }
 
 /**
  * The items of a running turn that started and have not completed, kept current with their
  * deltas. A delta is appended to the item's own running text instead of copying the item, so a
- * long stream costs a string append per delta; the current item is built when someone asks.
+ * long stream costs an append per delta and holds about the text itself (see TextBuilder); the
+ * current item is built when someone asks.
  */
 export class OpenItems {
   private readonly items = new Map<string, OpenItem>();
@@ -56,23 +58,23 @@ export class OpenItems {
       this.reviews.delete(event.params.reviewId);
     } else if (event.method === "item/agentMessage/delta") {
       const open = this.items.get(event.params.itemId);
-      if (open?.started.type === "agentMessage") open.streamed = (open.streamed ?? "") + event.params.delta;
+      if (open?.started.type === "agentMessage") (open.streamed ??= new TextBuilder()).append(event.params.delta);
     } else if (event.method === "item/reasoning/summaryTextDelta") {
       const open = this.items.get(event.params.itemId);
       if (open?.started.type === "reasoning") {
-        open.summary ??= [...(open.started.summary ?? [])];
-        open.summary[event.params.summaryIndex] = (open.summary[event.params.summaryIndex] ?? "") + event.params.delta;
+        open.summary ??= (open.started.summary ?? []).map((part) => new TextBuilder(part));
+        (open.summary[event.params.summaryIndex] ??= new TextBuilder()).append(event.params.delta);
       }
     } else if (event.method === "item/commandExecution/outputDelta") {
       const open = this.items.get(event.params.itemId);
-      if (open?.started.type === "commandExecution") open.streamed = (open.streamed ?? "") + event.params.delta;
+      if (open?.started.type === "commandExecution") (open.streamed ??= new TextBuilder()).append(event.params.delta);
     }
   }
 }
 
 function currentItem({ started, streamed, summary }: OpenItem): ThreadItem {
-  if (started.type === "agentMessage" && streamed !== null) return { ...started, text: started.text + streamed };
-  if (started.type === "commandExecution" && streamed !== null) return { ...started, aggregatedOutput: (started.aggregatedOutput ?? "") + streamed };
-  if (started.type === "reasoning" && summary !== null) return { ...started, summary: Array.from(summary, (part) => part ?? "") };
+  if (started.type === "agentMessage" && streamed !== null) return { ...started, text: started.text + streamed.toString() };
+  if (started.type === "commandExecution" && streamed !== null) return { ...started, aggregatedOutput: (started.aggregatedOutput ?? "") + streamed.toString() };
+  if (started.type === "reasoning" && summary !== null) return { ...started, summary: Array.from(summary, (part) => part?.toString() ?? "") };
   return started;
 }

@@ -11,12 +11,16 @@ import type {
 } from "../protocol/methods.js";
 import type { OpenRequest } from "./activeTurn.js";
 
-/** Sends a notification to some subscribers; the server layer builds and writes it. */
+/**
+ * Sends a notification to some subscribers; the server layer builds and writes it. Returns a
+ * promise while a subscriber reads its output slower than it is written (it resolves once that
+ * output has drained): a producer that can wait, a streaming turn, should.
+ */
 export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
   recipients: Iterable<S>,
   method: M,
   params: ServerNotificationParams<M>,
-) => void;
+) => Promise<void> | undefined;
 
 /** A result plus the notifications that must follow the response to it. */
 export interface Outcome<R> {

@@ -12,6 +12,11 @@ export const MAX_QUEUED_OUTPUT = 16 * 1024 * 1024;
 /** Stands in for a large result while the rest of its line is serialized. */
 const RESULT_MARK = "\u0000large result\u0000";
 const RESULT_MARK_JSON = JSON.stringify(RESULT_MARK);
+/**
+ * Output queued in the stream (characters) past which a producer that can wait (a streaming turn)
+ * is asked to, until the stream drains: it bounds what a slow reader makes the server hold.
+ */
+export const PRODUCER_WAIT_OUTPUT = 1024 * 1024;
 
 /** Options of {@link NewlineMessageWriter}. */
 export interface NewlineWriterOptions {
@@ -66,6 +71,16 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
    */
   onBackedUp(listener: (backedUp: boolean) => void): void {
     this.backedUpListeners.push(listener);
+  }
+
+  /**
+   * Undefined while the reader keeps up; once more than {@link PRODUCER_WAIT_OUTPUT} is queued, a
+   * promise that resolves when the stream has drained (or closed). Unlike the promise `write`
+   * returns, it costs nothing while the reader keeps up, so a producer can ask after every delta.
+   */
+  caughtUp(): Promise<void> | undefined {
+    if (this.failed || this.writable.writableLength <= PRODUCER_WAIT_OUTPUT) return undefined;
+    return this.whenDrained();
   }
 
   write(message: Message): Promise<void> {
