@@ -62,8 +62,9 @@ for attempt in range(3):
         print("REFUSED", type(error).__name__)
 `;
 
+/** An exec_command call that waits for the command to finish: on a loaded machine two Node probes outlast the default yield, and the output would be cut. */
 function exec(cmd: string, callId: string): MockResponseInput {
-  return { items: [{ type: "exec", cmd, callId }] };
+  return { items: [{ type: "exec", cmd, callId, yield_time_ms: 10_000 }] };
 }
 
 function toolOutput(requests: readonly { body: Record<string, unknown> }[], callId: string): string {
