@@ -41,49 +41,82 @@ export async function searchFiles(root: FileHandle, query: FuzzyQuery, limit: nu
  * The search as steps, one or more per entry. The walk reads directories with synchronous calls
  * between steps: each is one short read of a local directory, and a thread-pool round trip for
  * each would cost more than the read (100,000 files: 60 ms read in line, 300 ms through the pool).
+ * Depth first, with an explicit stack rather than recursion: a step costs the same at any depth
+ * (nested generators resume through one native frame per level, and a repository 4,000 levels deep
+ * overflowed the stack), and one `finally` closes every directory still open.
  */
 function* searchSteps(rootFd: number, query: FuzzyQuery, limit: number): Steps<FileSearchMatch[]> {
   const matcher = new FuzzyMatcher(query);
   const kept = new BestMatches(limit);
-  let seen = 0;
-  // Depth first, one directory at a time: open fds stay as few as the tree is deep.
-  function* visit(dirFd: number, relativeDir: string): Steps<void> {
-    const subdirectories: string[] = [];
-    let dir: Dir | undefined;
-    try {
-      dir = opendirSync(`/proc/self/fd/${dirFd}`, { bufferSize: ENTRIES_PER_READ });
-      for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
-        yield;
-        if (++seen > MAX_ENTRIES_PER_ROOT) break;
-        const isDirectory = entry.isDirectory();
-        if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
-        const relative = relativeDir === "" ? entry.name : `${relativeDir}/${entry.name}`;
-        if (isDirectory) subdirectories.push(entry.name);
-        const match = yield* matcher.steps(relative);
-        if (match && kept.wants(match.score)) kept.add({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
-      }
-    } catch {
-      // Unreadable (permissions, removed meanwhile): search the rest.
-    } finally {
-      dir?.closeSync();
-    }
-    for (const name of subdirectories) {
-      if (seen > MAX_ENTRIES_PER_ROOT) return;
-      let childFd: number;
-      try {
-        childFd = openSync(at(dirFd, name), READ_DIRECTORY);
-      } catch {
+  const walk = { seen: 0 };
+  const stack: Frame[] = [{ fd: rootFd, owned: false, relativeDir: "", subdirectories: [], next: 0 }];
+  try {
+    yield* listDirectory(stack[0]!, matcher, kept, walk);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.next === frame.subdirectories.length || walk.seen > MAX_ENTRIES_PER_ROOT || stack.length > MAX_DEPTH) {
+        stack.pop();
+        if (frame.owned) closeSync(frame.fd);
         continue;
       }
+      const name = frame.subdirectories[frame.next++]!;
+      let fd: number;
       try {
-        yield* visit(childFd, relativeDir === "" ? name : `${relativeDir}/${name}`);
-      } finally {
-        closeSync(childFd);
+        fd = openSync(at(frame.fd, name), READ_DIRECTORY);
+      } catch (error) {
+        // Gone, or swapped for a symlink, meanwhile: search the rest.
+        if (isSystemError(error)) continue;
+        throw error;
       }
+      const child: Frame = { fd, owned: true, relativeDir: frame.relativeDir === "" ? name : `${frame.relativeDir}/${name}`, subdirectories: [], next: 0 };
+      stack.push(child);
+      yield* listDirectory(child, matcher, kept, walk);
     }
+    return kept.best();
+  } finally {
+    for (const frame of stack) if (frame.owned) closeSync(frame.fd);
   }
-  yield* visit(rootFd, "");
-  return kept.best();
+}
+
+/** Directories deeper than this below a root are not entered: each level holds a descriptor while the walk is below it. */
+export const MAX_DEPTH = 512;
+
+/** A directory of the walk: open as `fd` (closed when done if `owned`), and the subdirectories it has that are still to visit. */
+interface Frame {
+  readonly fd: number;
+  readonly owned: boolean;
+  readonly relativeDir: string;
+  readonly subdirectories: string[];
+  next: number;
+}
+
+/** Matches the entries of `frame`'s directory, noting its subdirectories; an unreadable directory adds nothing. */
+function* listDirectory(frame: Frame, matcher: FuzzyMatcher, kept: BestMatches, walk: { seen: number }): Steps<void> {
+  let dir: Dir | undefined;
+  try {
+    dir = opendirSync(`/proc/self/fd/${frame.fd}`, { bufferSize: ENTRIES_PER_READ });
+    for (let entry = dir.readSync(); entry; entry = dir.readSync()) {
+      yield;
+      if (++walk.seen > MAX_ENTRIES_PER_ROOT) return;
+      const isDirectory = entry.isDirectory();
+      if (isDirectory && SKIPPED_DIRECTORIES.has(entry.name)) continue;
+      const relative = frame.relativeDir === "" ? entry.name : `${frame.relativeDir}/${entry.name}`;
+      // A name that is not UTF-8 arrives with U+FFFD in it: opened by that spelling it would be another directory, or none.
+      if (isDirectory && !entry.name.includes("\uFFFD")) frame.subdirectories.push(entry.name);
+      const match = yield* matcher.steps(relative);
+      if (match && kept.wants(match.score)) kept.add({ path: relative, fileName: entry.name, matchType: isDirectory ? "directory" : "file", ...match });
+    }
+  } catch (error) {
+    // Unreadable (permissions, removed meanwhile): search the rest. Anything else is a bug, not a directory to skip.
+    if (!isSystemError(error)) throw error;
+  } finally {
+    dir?.closeSync();
+  }
+}
+
+/** Whether `error` is the operating system's (an errno code), as opposed to a bug of ours. */
+function isSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | null)?.code === "string";
 }
 
 /** The best `limit` matches so far, in memory bounded by the limit however broad the query. */

@@ -1,0 +1,52 @@
+import { execFileSync } from "node:child_process";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, writeFileSync, constants } from "node:fs";
+import { open } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_DEPTH, searchFiles } from "../../src/workspace/fileSearch.js";
+import { parseQuery } from "../support/fuzzy.js";
+
+/** Levels of the deep tree: past MAX_DEPTH, and deep enough that a walk recursing per level ran out of stack. */
+const LEVELS = 4_500;
+
+let root: string;
+
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), "aas-deep-"));
+  // Built through descriptors: the deepest paths are far longer than PATH_MAX.
+  let fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  for (let level = 1; level <= LEVELS; level++) {
+    mkdirSync(`/proc/self/fd/${fd}/d`);
+    writeFileSync(`/proc/self/fd/${fd}/d/level${level}x`, "");
+    const child = openSync(`/proc/self/fd/${fd}/d`, constants.O_RDONLY | constants.O_DIRECTORY);
+    closeSync(fd);
+    fd = child;
+  }
+  closeSync(fd);
+});
+
+afterAll(() => {
+  // rm walks by descriptor too; Node's rmSync would stop at PATH_MAX.
+  execFileSync("rm", ["-rf", root]);
+});
+
+async function search(query: string) {
+  const handle = await open(root, "r");
+  try {
+    return await searchFiles(handle, parseQuery(query), 50, new AbortController().signal);
+  } finally {
+    await handle.close();
+  }
+}
+
+describe("searchFiles on a very deep tree", () => {
+  it("answers, finds what is within MAX_DEPTH, enters nothing deeper, and leaves no descriptor open", async () => {
+    const descriptors = readdirSync("/proc/self/fd").length;
+    const within = await search(`level${MAX_DEPTH}x`);
+    expect(within.map((match) => match.fileName)).toContain(`level${MAX_DEPTH}x`);
+    expect(await search(`level${MAX_DEPTH + 1}x`)).toEqual([]);
+    expect(await search(`level${LEVELS}x`)).toEqual([]);
+    expect(readdirSync("/proc/self/fd").length).toBe(descriptors);
+  });
+});
