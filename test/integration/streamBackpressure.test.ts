@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { PassThrough } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildAppServer } from "../../src/app.js";
-import { startMockModel } from "../../src/testing/index.js";
 import { PRODUCER_WAIT_OUTPUT } from "../../src/transport/lineWriter.js";
-import { MessageLog } from "../support/messageLog.js";
+import { inProcessServer } from "../support/inProcessServer.js";
 import { WAIT_MS } from "../support/serverProcess.js";
-import { turnViolations } from "../support/turnInvariants.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -56,28 +50,14 @@ describe("a streaming turn and a client that reads slowly", () => {
   it("stops reading the model's stream while more than 1 MiB is unread, and streams every delta once the client reads", async () => {
     // ~170 characters of output per delta: 20,000 of them are three times the limit.
     const deltas = 20_000;
-    const mock = await startMockModel({ responses: [{ items: [{ type: "message", repeat: deltas, delta: "tok " }] }] });
-    const home = mkdtempSync(path.join(os.tmpdir(), "aas-slow-reader-"));
     const log = infoLog();
-    const server = buildAppServer({
-      home,
-      logger: log.logger,
-      env: {},
-      config: {
-        model: "gpt-5.5",
-        model_provider: "mock",
-        model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } },
-      },
-    });
-    await server.init();
-    const input = new PassThrough();
     const output = new RecordingOutput();
-    const messages = new MessageLog(output);
-    server.connect(input, output);
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-    cleanups.push(() => mock.close());
-    cleanups.push(() => server.shutdown());
-    cleanups.push(() => expect(turnViolations(messages.messages)).toEqual([]));
+    const { input, log: messages } = await inProcessServer({
+      responses: [{ items: [{ type: "message", repeat: deltas, delta: "tok " }] }],
+      logger: log.logger,
+      output,
+      cleanups,
+    });
     const send = (id: number, method: string, params: object) => input.write(JSON.stringify({ id, method, params }) + "\n");
 
     send(1, "initialize", { clientInfo: { name: "slow", version: "1" } });

@@ -1,15 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Tool } from "../../src/agent/tools/tool.js";
-import { buildAppServer } from "../../src/app.js";
-import type { AppServer } from "../../src/server/appServer.js";
-import { startMockModel, type MockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { memoryLogger } from "../support/memoryClient.js";
-import { MessageLog } from "../support/messageLog.js";
-import { turnViolations } from "../support/turnInvariants.js";
+import type { MockModel, MockResponseInput } from "../../src/testing/index.js";
+import { inProcessServer } from "../support/inProcessServer.js";
+import type { MessageLog } from "../support/messageLog.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -18,28 +11,7 @@ afterEach(async () => {
 
 /** An in-process server (same dispatch code as stdio) with extra tools, talking to a mock model. */
 async function serve(responses: MockResponseInput[], tools: Tool[]): Promise<{ log: MessageLog; request: (method: string, params: object) => Promise<any>; mock: MockModel }> {
-  const mock = await startMockModel({ responses });
-  const home = mkdtempSync(path.join(os.tmpdir(), "aas-inproc-"));
-  const server = buildAppServer({
-    home,
-    logger: memoryLogger().logger,
-    tools,
-    env: {},
-    config: {
-      model: "gpt-5.5",
-      model_provider: "mock",
-      model_providers: { mock: { base_url: mock.url, request_max_retries: 0, stream_max_retries: 0 } },
-    },
-  });
-  await server.init();
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const log = new MessageLog(output);
-  server.connect(input, output);
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  cleanups.push(() => mock.close());
-  cleanups.push(() => server.shutdown());
-  cleanups.push(() => expect(turnViolations(log.messages)).toEqual([]));
+  const { input, log, mock } = await inProcessServer({ responses, tools, cleanups });
   let id = 0;
   const request = (method: string, params: object) => {
     const requestId = ++id;
