@@ -5,6 +5,7 @@ import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import { estimateTokens, type ConversationItem, type TurnSettings } from "../agent/index.js";
 import { TimeSlice } from "../runtime/timeSlice.js";
 import type { ThreadIdentity, ThreadRecord } from "./records.js";
+import { THREAD_READ_SLICE_MS } from "./threadFile.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
 export interface StoredTurn {
@@ -49,13 +50,14 @@ export class ThreadHistory {
 
   /**
    * Folds a whole file; the first record must be the `thread` record. It shares the event loop
-   * every `sliceMs`: a long thread has hundreds of thousands of records.
+   * every {@link THREAD_READ_SLICE_MS}, as reading the file does: a long thread has hundreds of
+   * thousands of records.
    */
-  static async fromRecords(records: readonly ThreadRecord[], sliceMs: number): Promise<ThreadHistory> {
+  static async fromRecords(records: readonly ThreadRecord[]): Promise<ThreadHistory> {
     const first = records[0];
     if (first?.type !== "thread") throw new Error("a thread file must start with a thread record");
     const history = new ThreadHistory(first.identity, first.settings, first.at);
-    const slice = new TimeSlice(sliceMs);
+    const slice = new TimeSlice(THREAD_READ_SLICE_MS);
     for (let index = 1; index < records.length; index++) {
       // The clock is read every 256 records: per record, it would cost about what applying one does.
       if (index % 256 === 0 && slice.usedUp) await slice.pause();

@@ -4,7 +4,7 @@ import * as z from "zod";
 import { lazySchema } from "../protocol/lazySchema.js";
 import { ThreadReadState } from "../protocol/thread.js";
 import type { Logger } from "../runtime/logger.js";
-import { readThreadFile, THREAD_READ_SLICE_MS, ThreadFileWriter } from "./threadFile.js";
+import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
 import { ThreadHistory } from "./threadHistory.js";
 import type { ThreadRecord } from "./records.js";
 import { writeFileAtomic } from "../runtime/atomicFile.js";
@@ -124,7 +124,7 @@ export class ThreadStore {
       if (!entry.isFile() || !entry.name.endsWith(".jsonl") || known.has(file)) continue;
       try {
         const { records } = await readThreadFile(file, this.logger);
-        await this.record(summarize(await ThreadHistory.fromRecords(records, THREAD_READ_SLICE_MS), file, false));
+        await this.record(summarize(await ThreadHistory.fromRecords(records), file, false));
         this.logger.warn({ path: file }, "indexed a thread file the index lacked (the server stopped while creating it)");
       } catch (error) {
         this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file");
@@ -198,7 +198,7 @@ export class ThreadStore {
       if (!summary) return undefined;
       contents = await readThreadFile(summary.path, this.logger);
     }
-    return { history: await ThreadHistory.fromRecords(contents.records, THREAD_READ_SLICE_MS), summary, intactBytes: contents.intactBytes };
+    return { history: await ThreadHistory.fromRecords(contents.records), summary, intactBytes: contents.intactBytes };
   }
 
   /** Records the current state of a thread in the index. */
@@ -280,7 +280,7 @@ export class ThreadStore {
       for (const file of await listThreadFiles(dir)) {
         try {
           const { records } = await readThreadFile(file, this.logger);
-          const summary = summarize(await ThreadHistory.fromRecords(records, THREAD_READ_SLICE_MS), file, archived);
+          const summary = summarize(await ThreadHistory.fromRecords(records), file, archived);
           this.index.set(summary.id, summary);
         } catch (error) {
           this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file while indexing");

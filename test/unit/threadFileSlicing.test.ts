@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../src/runtime/logger.js";
-import { readThreadFile, THREAD_READ_SLICE_MS } from "../../src/threads/threadFile.js";
+import { readThreadFile } from "../../src/threads/threadFile.js";
 import { ThreadHistory } from "../../src/threads/threadHistory.js";
 
 /**
@@ -58,7 +58,7 @@ describe("reading a long thread file", () => {
     expect(read.result.torn).toBe(false);
     // Folded four times over (the same items again replace themselves): folding one copy can fit in a slice.
     const records = [...read.result.records, ...Array.from({ length: 3 }, () => read.result.records.filter((record) => record.type === "item")).flat()];
-    const folded = await countingTurns(() => ThreadHistory.fromRecords(records, THREAD_READ_SLICE_MS));
+    const folded = await countingTurns(() => ThreadHistory.fromRecords(records));
     expect(folded.result.turns.reduce((sum, turn) => sum + turn.items.length, 0)).toBe(ITEMS);
     // Each needs well over one slice, even on a fast machine: a loop held throughout would count no turn.
     expect(read.turns).toBeGreaterThan(0);
