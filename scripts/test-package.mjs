@@ -24,8 +24,9 @@ const MCP_SDK_MISSING = `MCP servers need ${SDK}: npm install ${SDK}`;
 // Budgets: the issue's target for an install (under 30 MB), and above today's other figures,
 // well below what a regression looks like (dependencies bundled twice, source maps, the MCP SDK's
 // HTTP servers, tree-sitter-bash's C sources or a whole vendored package in every install). The
-// unpacked budget grew by 1 MB with the Anthropic and Gemini SDKs (1.2 MB minified, in dist/vendor/).
-const BUDGET = { mapBytes: 1_000_000, unpackedBytes: 9_500_000, installKiB: 30 * 1024 };
+// unpacked budget grew by 1 MB with the Anthropic and Gemini SDKs (1.2 MB minified, in dist/vendor/),
+// and by 0.1 MB with execa (0.12 MB minified; an install lost its 23 packages).
+const BUDGET = { mapBytes: 1_000_000, unpackedBytes: 9_600_000, installKiB: 30 * 1024 };
 // Never in an install without MCP: the SDK and its server side; what dist/vendor/ ships instead
 // (tree-sitter-bash's grammar, and bundles of the packages scripts/vendored.mjs lists).
 const ABSENT = [SDK, "express", "hono", "@hono/node-server", "cors", "tree-sitter-bash", "node-gyp-build", ...VENDORED.map(({ name }) => name)];
