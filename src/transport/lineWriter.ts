@@ -84,12 +84,13 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   write(message: Message): Promise<void> {
+    const result = (message as { result?: unknown }).result;
     if (this.failed) {
       // Dropped, but announced all the same: work waiting for this message to go out must not wait forever.
       this.announce(message);
+      if (result instanceof LargeResult) result.written();
       return Promise.resolve();
     }
-    const result = (message as { result?: unknown }).result;
     if (result instanceof LargeResult) this.holdForLarge(message, result);
     else if (this.held && !this.pending && isResponse(message)) this.writable.write(serializeMessage(message, this.includeJsonrpc));
     else this.pending += serializeMessage(message, this.includeJsonrpc);
@@ -121,12 +122,17 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     });
     const held = (this.held ?? Promise.resolve()).then(async () => {
       const serialized = await chunks;
-      if (!this.failed && earlier) this.writable.write(earlier);
-      if (!this.failed && serialized) {
-        this.writable.write(line.slice(0, at));
-        for (const chunk of serialized) this.writable.write(chunk);
-        this.writable.write(line.slice(at + RESULT_MARK_JSON.length));
-        this.checkBackedUp();
+      try {
+        if (!this.failed && earlier) this.writable.write(earlier);
+        if (!this.failed && serialized) {
+          this.writable.write(line.slice(0, at));
+          for (const chunk of serialized) this.writable.write(chunk);
+          this.writable.write(line.slice(at + RESULT_MARK_JSON.length));
+          this.checkBackedUp();
+        }
+      } finally {
+        // Not when the response was announced: until now its bytes and chunks were still held here.
+        result.written();
       }
       if (this.held !== held) return;
       this.held = undefined;
