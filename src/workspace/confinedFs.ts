@@ -43,18 +43,19 @@ export class ConfinedFs {
   }
 
   /**
-   * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `beforeRead`
-   * learns the size once the file is open and checked, before any byte is read; it may throw to refuse.
+   * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `reserve` is
+   * told the bytes the read will hold: the size once the file is open and checked, before any byte
+   * is read, then each piece read past it (the file grew meanwhile); it may throw to refuse.
    */
-  async readFile(file: string, options: { maxBytes?: number; beforeRead?: (size: number) => void } = {}): Promise<Buffer> {
+  async readFile(file: string, options: { maxBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
       const handle = await openFinal(parent, name, READ_FILE);
       try {
         const info = await regularFile(handle, file, location);
         const limit = options.maxBytes;
         if (limit !== undefined && info.size > limit) throw tooLarge(file, location, info.size, limit);
-        options.beforeRead?.(info.size);
-        return await readAll(handle, info.size, limit, file, location);
+        options.reserve?.(info.size);
+        return await readAll(handle, info.size, limit, file, location, options.reserve);
       } finally {
         await handle.close();
       }

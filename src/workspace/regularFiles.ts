@@ -49,8 +49,18 @@ async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer>
 /** Bytes one read asks for: reads run on the I/O threads, a chunk at a time. */
 const READ_CHUNK = 16 * 1024 * 1024;
 
-/** Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size` was read). */
-export async function readAll(handle: FileHandle, size: number, limit: number | undefined, requested: string, location: string): Promise<Buffer> {
+/**
+ * Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size`
+ * was read); `reserve` is told each piece read past `size` before it is kept, and may throw to refuse.
+ */
+export async function readAll(
+  handle: FileHandle,
+  size: number,
+  limit: number | undefined,
+  requested: string,
+  location: string,
+  reserve?: (bytes: number) => void,
+): Promise<Buffer> {
   // Read in place into one buffer of the size the file had: joining the chunks of a 60 MB file
   // would copy it whole, holding the event loop ~50 ms.
   const whole = Buffer.allocUnsafe(size);
@@ -68,6 +78,7 @@ export async function readAll(handle: FileHandle, size: number, limit: number | 
     if (bytesRead === 0) return chunks.length === 1 ? whole : Buffer.concat(chunks, total);
     total += bytesRead;
     if (limit !== undefined && total > limit) throw tooLarge(requested, location, total, limit);
+    reserve?.(bytesRead);
     chunks.push(chunk.subarray(0, bytesRead));
   }
 }

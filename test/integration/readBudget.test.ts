@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -20,7 +20,7 @@ import { WAIT_MS } from "../support/serverProcess.js";
 /**
  * fs/readFile's read budget counts what a read really holds: a reservation lasts until the
  * answer's line is in the output stream (serializing a large answer takes long after it was
- * queued).
+ * queued), and a file that grows while it is read reserves what it grew by.
  */
 
 const KiB = 1024;
@@ -115,6 +115,35 @@ describe("fs/readFile's read budget", () => {
     expect(writtenAtRelease).toContain(`"id":1,`);
     expect(writtenAtRelease?.endsWith("\n")).toBe(true);
     // Nothing stays reserved.
+    expect(() => budget.reserve(budget.limit)()).not.toThrow();
+  });
+
+  it("reserves what a file grew by after it was opened, and refuses the read (-32001) when that does not fit", async () => {
+    const root = tempDir();
+    const file = path.join(root, "growing.log");
+    writeFileSync(file, "x".repeat(KiB));
+    const budget = new WatchedBudget(1024 * KiB);
+    const output = new TextOutput();
+    // A writer appends the moment the read has reserved the size it found: the worst time.
+    let grown = 0;
+    budget.onReserve = () => {
+      if (grown++ === 0) appendFileSync(file, Buffer.alloc(512 * KiB, "y"));
+    };
+    const input = connect(root, budget, output);
+
+    input.write(readFile(1, file));
+    const grew = await output.response(1);
+    const bytes = Buffer.from(grew.result.dataBase64, "base64").length;
+    expect(bytes).toBe(513 * KiB);
+    expect(budget.reserved).toBeGreaterThanOrEqual(bytes);
+
+    // Grown past what the budget has left while another read holds most of it: refused, and nothing stays reserved.
+    grown = 0;
+    writeFileSync(file, "x".repeat(KiB));
+    const other = budget.reserve(700 * KiB);
+    input.write(readFile(2, file));
+    expect((await output.response(2)).error).toEqual({ code: -32001, message: "Server overloaded; retry later." });
+    other();
     expect(() => budget.reserve(budget.limit)()).not.toThrow();
   });
 

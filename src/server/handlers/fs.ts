@@ -45,10 +45,11 @@ export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger, 
   const maxBytes = Math.min(MAX_READ_BYTES, reads.limit);
   return {
     "fs/readFile": async (params, { whenAnswerWritten }) => {
-      // Reads at once must fit the budget, by the size each file has when opened; past it -32001.
+      // Reads at once must fit the budget, by the size each file has when opened and what it grew by
+      // while read (a file opened empty may grow to maxBytes); past it -32001.
       // Held until the answer's line is in the stream: its base64 and JSON line are most of a read's memory.
-      const beforeRead = (size: number) => whenAnswerWritten(reads.reserve(size));
-      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
+      const reserve = (bytes: number) => whenAnswerWritten(reads.reserve(bytes));
+      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, reserve }));
       return { dataBase64: base64Json(bytes) };
     },
     "fs/writeFile": async (params) => {
