@@ -5,7 +5,7 @@ import { isInside, type WritableRoots } from "./roots.js";
 import { copyTree, removeTree } from "./confinedTree.js";
 import { ConfinedFsError, Confinement, type Access } from "./confinement.js";
 import { asConfinedError, at, locate, READ_DIRECTORY, READ_FILE, unlessCode, WRITE_FILE, type LocateOptions, type Located } from "./fdWalk.js";
-import { copyContents, notRegular, readAll, regularFile, tooLarge } from "./regularFiles.js";
+import { copyContents, notRegular, readAll, readTail, regularFile, tooLarge } from "./regularFiles.js";
 
 /** Times a use retries when the entry it found turns into a symlink before it is opened. */
 const SWAP_RETRIES = 8;
@@ -46,12 +46,17 @@ export class ConfinedFs {
    * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `reserve` is
    * told the bytes the read will hold: the size once the file is open and checked, before any byte
    * is read, then each piece read past it (the file grew meanwhile); it may throw to refuse.
+   * `tailBytes` reads only the file's last bytes (a log's end), however large it is.
    */
-  async readFile(file: string, options: { maxBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
+  async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
       const handle = await openFinal(parent, name, READ_FILE);
       try {
         const info = await regularFile(handle, file, location);
+        if (options.tailBytes !== undefined) {
+          options.reserve?.(Math.min(info.size, options.tailBytes));
+          return await readTail(handle, info.size, options.tailBytes);
+        }
         const limit = options.maxBytes;
         if (limit !== undefined && info.size > limit) throw tooLarge(file, location, info.size, limit);
         options.reserve?.(info.size);

@@ -34,6 +34,19 @@ export async function readRegularFile(file: string, maxBytes: number, options: {
   }
 }
 
+/** The last `bytes` bytes of an open file of `size` bytes (fewer when it shrank meanwhile). */
+export async function readTail(handle: FileHandle, size: number, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.min(size, bytes));
+  const start = size - buffer.length;
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
 /** The first `maxBytes` bytes of an open file (fewer when it is shorter). */
 async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer> {
   const buffer = Buffer.alloc(maxBytes);
