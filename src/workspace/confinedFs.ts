@@ -50,7 +50,7 @@ export class ConfinedFs {
    */
   async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
-      const handle = await openFinal(parent, name, READ_FILE);
+      const handle = await openToRead(parent, name, file, location);
       try {
         const info = await regularFile(handle, file, location);
         if (options.tailBytes !== undefined) {
@@ -163,7 +163,7 @@ export class ConfinedFs {
    */
   async copy(source: string, destination: string, options: { recursive: boolean }): Promise<void> {
     await this.withFinal(source, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
-      const from = await openFinal(parent, name, READ_FILE);
+      const from = await openToRead(parent, name, source, location);
       try {
         const info = await from.stat();
         if (!info.isDirectory()) {
@@ -256,6 +256,15 @@ async function openFinal(parent: FileHandle, name: string, flags: number): Promi
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new SwappedToLink();
     throw error;
   }
+}
+
+/** Opens the final entry to read (a FIFO opens at once, and is refused once its type is checked). */
+async function openToRead(parent: FileHandle, name: string, requested: string, location: string): Promise<FileHandle> {
+  return openFinal(parent, name, READ_FILE).catch((error: NodeJS.ErrnoException) => {
+    // What opening a socket answers.
+    if (error.code === "ENXIO") throw notRegular(requested, location, "a socket");
+    throw error;
+  });
 }
 
 /** Opens (creating) the final entry to write, checked to be a regular file; the caller truncates it. */

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { once } from "node:events";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { crc32 } from "node:zlib";
@@ -256,6 +258,22 @@ describe("fs/*", () => {
     const tooBig = await fails(server, "fs/readFile", { path: huge });
     expect(tooBig.code).toBe(-32600);
     expect(tooBig.message).toContain("larger than 64 MiB are not read");
+
+    // A NUL cannot be in a path: refused as bad params, not an I/O failure naming Node's arguments.
+    const nul = await fails(server, "fs/readFile", { path: `${workspace}/a\u0000b` });
+    expect(nul.code).toBe(-32602);
+    expect(nul.message).toContain("params.path: must not contain a NUL character");
+    // A socket is no regular file, as a FIFO or a device is not.
+    const socketPath = path.join(workspace, "sock");
+    const listener = net.createServer().listen(socketPath);
+    await once(listener, "listening");
+    try {
+      for (const [method, params] of [["fs/readFile", { path: socketPath }], ["fs/copy", { sourcePath: socketPath, destinationPath: path.join(workspace, "copied") }]] as const) {
+        expect(await fails(server, method, params)).toEqual({ code: -32600, message: `${method}: ${socketPath} is not a regular file (it is a socket)`, data: { path: socketPath } });
+      }
+    } finally {
+      listener.close();
+    }
   });
 
   it("allows configured writable roots and trusted projects outside the server's cwd, not a thread's cwd", async () => {
