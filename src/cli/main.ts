@@ -62,6 +62,11 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = await runDemo(command.live);
       return;
     }
+    case "record": {
+      const [{ record }, { serve }] = await Promise.all([import("../record/recordSession.js"), import("./serve.js")]);
+      await record(command.out, { ...command.serve, logger }, serve);
+      return;
+    }
     case "serve": {
       // Loaded only to serve: `--version` and `--help` answer without the server's modules.
       const { serve } = await import("./serve.js");

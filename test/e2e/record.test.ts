@@ -1,0 +1,79 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { startMockModel } from "../../src/testing/index.js";
+import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
+import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
+
+const KEY = "sk-proj-RecordTestKey0123456789abcdefXYZ";
+
+describe("record", () => {
+  it("records a session (streaming, an approved and a declined command, a patch, an interrupt, a second turn) that replays offline against its golden file", async () => {
+    const mock = await startMockModel({
+      responses: [
+        { items: [{ type: "message", deltas: ["I'll ", "create it."] }, { type: "exec", cmd: "touch approved.txt && echo hi", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Write" }] },
+        { items: [{ type: "message", deltas: ["It printed ", "hi."] }] },
+        { items: [{ type: "exec", cmd: "touch declined.txt", callId: "call_no", sandbox_permissions: "require_escalated", justification: "Write" }] },
+        { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
+        { items: [{ type: "message", text: "Declined, so I patched the notes." }] },
+        { items: [{ type: "message", deltas: ["Thinking ", "about it"] }], hang: true },
+      ],
+    });
+    mocks.push(mock);
+    const workspace = tempDir("aas-record-ws-");
+    writeFileSync(path.join(workspace, "notes.md"), "# Notes\nold line\n");
+    const out = path.join(tempDir("aas-record-out-"), "golden", "session");
+    const server = ServerProcess.start({
+      args: [
+        "record",
+        "--out",
+        out,
+        ...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }),
+        "-c",
+        `approval_policy="on-request"`,
+        "-c",
+        `sandbox_mode="workspace-write"`,
+      ],
+      env: { RECORD_TEST_KEY: KEY },
+      cwd: workspace,
+    });
+    servers.push(server);
+    const decisions = ["accept", "decline"];
+    server.onRequest("item/commandExecution/requestApproval", () => ({ decision: decisions.shift() }));
+    await server.initialize();
+    const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
+    const turn = async (text: string) => {
+      const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text }] })).result.turn.id;
+      return { turnId, completed: server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000) };
+    };
+    await (await turn("Create approved.txt and say hi.")).completed;
+    await (await turn("Now touch declined.txt, else patch the notes.")).completed;
+    const third = await turn("Think about it.");
+    await server.waitFor((m) => m.method === "item/agentMessage/delta" && m.params.delta === "about it", "the last delta");
+    await server.request("turn/interrupt", { threadId, turnId: third.turnId });
+    expect((await third.completed).params.turn.status).toBe("interrupted");
+    const exit = await server.closeStdin(60_000);
+    expect(exit.code, server.stderr).toBe(0);
+
+    expect(existsSync(`${out}.scenario.json`) && existsSync(`${out}.jsonl`)).toBe(true);
+    const scenarioText = readFileSync(`${out}.scenario.json`, "utf8");
+    const golden = readFileSync(`${out}.jsonl`, "utf8");
+    for (const text of [scenarioText, golden]) expect(text).not.toContain("RecordTestKey");
+    const scenario = JSON.parse(scenarioText);
+    expect(scenario.files).toEqual({ "notes.md": "# Notes\nold line\n" });
+    expect(scenario.model).toHaveLength(6);
+    expect(scenario.model[5]).toMatchObject({ hang: true, items: [{ type: "message", deltas: ["Thinking ", "about it"] }] });
+    expect(scenario.steps.filter((step: { answer?: string }) => step.answer).map((step: { result: unknown }) => step.result)).toEqual([{ decision: "accept" }, { decision: "decline" }]);
+    expect(JSON.stringify(scenario.steps)).toContain("${threadId}");
+    expect(golden).toContain('"status":"interrupted"');
+    expect(golden).toContain("new line");
+
+    // Offline: the mock is gone, and no key is set.
+    await mock.close();
+    mocks.splice(mocks.indexOf(mock), 1);
+    const replay = spawnSync(process.execPath, [CLI_PATH, "replay", `${out}.scenario.json`, "--check"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, RECORD_TEST_KEY: "" } });
+    expect(replay.stderr).toContain("ok");
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+});
