@@ -26,6 +26,17 @@ type Message = Record<string, any>;
  * not record), so the same scenario gives the same transcript on every run.
  */
 export async function runScenario(input: Scenario | unknown, options: RunScenarioOptions = {}): Promise<TranscriptEntry[]> {
+  return (await playScenario(input, options)).entries;
+}
+
+/** A played scenario: its normalized transcript, and for each entry the step that was playing (-1: the start). */
+export interface PlayedScenario {
+  readonly entries: TranscriptEntry[];
+  readonly stepOf: readonly number[];
+}
+
+/** {@link runScenario}, also telling which step each transcript entry came during (for reports of a mismatch). */
+export async function playScenario(input: Scenario | unknown, options: RunScenarioOptions = {}): Promise<PlayedScenario> {
   const scenario = parseScenario(input);
   const root = mkdtempSync(path.join(os.tmpdir(), "aas-scenario-"));
   const home = path.join(root, "home");
@@ -46,7 +57,7 @@ export async function runScenario(input: Scenario | unknown, options: RunScenari
   const run = new ScenarioRun(scenario, command, { cwd: workspace, env }, options.timeoutMs ?? 10_000, workspace);
   try {
     await run.play();
-    return normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" } });
+    return { entries: normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" } }), stepOf: run.stepOf };
   } finally {
     await run.stop();
     rmSync(root, { recursive: true, force: true });
@@ -60,6 +71,9 @@ export async function runScenarioFile(file: string, options: RunScenarioOptions 
 
 class ScenarioRun {
   readonly transcript: TranscriptEntry[] = [];
+  /** For each transcript entry, the index of the step being played when it came (-1: the start). */
+  readonly stepOf: number[] = [];
+  private currentStep = -1;
   private child!: ChildProcessWithoutNullStreams;
   private exited!: Promise<void>;
   private received: Message[] = [];
@@ -83,6 +97,7 @@ class ScenarioRun {
   async play(): Promise<void> {
     await this.start();
     for (const [index, step] of this.scenario.steps.entries()) {
+      this.currentStep = index;
       try {
         await this.step(step as Record<string, any>, (step as { timeoutMs?: number }).timeoutMs ?? this.timeoutMs);
         await this.barrier();
@@ -128,7 +143,7 @@ class ScenarioRun {
 
   private receive(message: Message): void {
     const internal = typeof message.id === "string" && message.id.startsWith(BARRIER);
-    if (!internal) this.transcript.push({ dir: "s2c", msg: message });
+    if (!internal) this.note({ dir: "s2c", msg: message });
     this.received.push(message);
     if (message.method && message.id !== undefined) {
       const answer = this.scenario.answers[message.method];
@@ -153,7 +168,7 @@ class ScenarioRun {
       this.send(message);
       if (step.awaitResponse && message.id !== undefined) await this.until((m) => m.id === message.id && !m.method, `the response to ${JSON.stringify(message.id)}`, timeoutMs);
     } else if ("sendRaw" in step) {
-      this.transcript.push({ dir: "c2s", msg: step.sendRaw });
+      this.note({ dir: "c2s", msg: step.sendRaw });
       this.child.stdin.write(step.sendRaw);
     } else if ("waitFor" in step) {
       for (let n = 0; n < (step.count ?? 1); n++) {
@@ -166,7 +181,7 @@ class ScenarioRun {
       this.reply(request, "error" in step ? { error: step.error } : { result: step.result });
     } else if ("restart" in step) {
       await this.stop();
-      this.transcript.push({ dir: "meta", event: "restart" });
+      this.note({ dir: "meta", event: "restart" });
       await this.start();
     } else if ("check" in step) {
       const file = path.join(this.workspace, step.check.file);
@@ -174,12 +189,17 @@ class ScenarioRun {
       const content = exists ? readFileSync(file, "utf8") : null;
       if (step.check.exists !== undefined && step.check.exists !== exists) throw new Error(`${step.check.file}: expected exists=${step.check.exists}`);
       if (step.check.content !== undefined && step.check.content !== content) throw new Error(`${step.check.file}: content differs`);
-      this.transcript.push({ dir: "meta", event: "check", file: step.check.file, exists, content });
+      this.note({ dir: "meta", event: "check", file: step.check.file, exists, content });
     }
   }
 
+  private note(entry: TranscriptEntry): void {
+    this.transcript.push(entry);
+    this.stepOf.push(this.currentStep);
+  }
+
   private send(message: Message): void {
-    this.transcript.push({ dir: "c2s", msg: message });
+    this.note({ dir: "c2s", msg: message });
     this.child.stdin.write(JSON.stringify(message) + "\n");
   }
 

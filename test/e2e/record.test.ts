@@ -12,8 +12,8 @@ describe("record", () => {
   it("records a session (streaming, an approved and a declined command, a patch, an interrupt, a second turn) that replays offline against its golden file", async () => {
     const mock = await startMockModel({
       responses: [
-        { items: [{ type: "message", deltas: ["I'll ", "create it."] }, { type: "exec", cmd: "touch approved.txt && echo hi", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Write" }] },
-        { items: [{ type: "message", deltas: ["It printed ", "hi."] }] },
+        { items: [{ type: "message", deltas: ["I'll ", "create it."] }, { type: "exec", cmd: "cat .env", callId: "call_read" }, { type: "exec", cmd: "touch approved.txt && echo hi", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Write" }] },
+        { items: [{ type: "message", deltas: ["It printed ", "hi. Your key is ", KEY] }] },
         { items: [{ type: "exec", cmd: "touch declined.txt", callId: "call_no", sandbox_permissions: "require_escalated", justification: "Write" }] },
         { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
         { items: [{ type: "message", text: "Declined, so I patched the notes." }] },
@@ -23,6 +23,7 @@ describe("record", () => {
     mocks.push(mock);
     const workspace = tempDir("aas-record-ws-");
     writeFileSync(path.join(workspace, "notes.md"), "# Notes\nold line\n");
+    writeFileSync(path.join(workspace, ".env"), `OPENAI_API_KEY=${KEY}\n`);
     const out = path.join(tempDir("aas-record-out-"), "golden", "session");
     const server = ServerProcess.start({
       args: [
@@ -61,7 +62,7 @@ describe("record", () => {
     const golden = readFileSync(`${out}.jsonl`, "utf8");
     for (const text of [scenarioText, golden]) expect(text).not.toContain("RecordTestKey");
     const scenario = JSON.parse(scenarioText);
-    expect(scenario.files).toEqual({ "notes.md": "# Notes\nold line\n" });
+    expect(scenario.files).toEqual({ ".env": "OPENAI_API_KEY=[REDACTED]\n", "notes.md": "# Notes\nold line\n" });
     expect(scenario.model).toHaveLength(6);
     expect(scenario.model[5]).toMatchObject({ hang: true, items: [{ type: "message", deltas: ["Thinking ", "about it"] }] });
     expect(scenario.steps.filter((step: { answer?: string }) => step.answer).map((step: { result: unknown }) => step.result)).toEqual([{ decision: "accept" }, { decision: "decline" }]);
