@@ -22,7 +22,7 @@ export type CliCommand =
   | { kind: "generate-ts"; outDir: string }
   | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
   | { kind: "demo"; live: boolean }
-  | { kind: "record"; out: string; serve: Extract<CliCommand, { kind: "serve" }> }
+  | { kind: "record"; out: string; serve: Extract<CliCommand, { kind: "serve" }>; fromSessionLog: string | null }
   | { kind: "version" }
   | { kind: "help" };
 
@@ -41,6 +41,8 @@ Usage (Codex's grammar: global options may come before the subcommand):
   agent-app-server record --out DIR/NAME [options]
                                                serve as app-server does; when the client leaves (or on SIGINT)
                                                write DIR/NAME.scenario.json and its golden DIR/NAME.jsonl
+  agent-app-server record --from-session-log FILE --out DIR/NAME
+                                               the same from one connection's --session-log file
   agent-app-server --version | --help
 
 Options:
@@ -323,16 +325,18 @@ function parseReplay(args: string[]): CliCommand {
 /** `record --out DIR/NAME` and the server's own options (those given before `record` count too). */
 function parseRecord(args: string[], serve: ServeFlags): CliCommand {
   let out: string | null = null;
+  let fromSessionLog: string | null = null;
   while (args.length > 0) {
     const arg = args.shift()!;
     const [flag, inline] = splitFlag(arg);
     if (flag === "--out") out = inline ?? takeValue(args, flag);
+    else if (flag === "--from-session-log") fromSessionLog = inline ?? takeValue(args, flag);
     else if (!arg.startsWith("-") || !serve.take(flag, inline, args)) throw new UsageError(`unknown argument to record: ${arg}`);
   }
   if (out === null) throw new UsageError("record needs --out DIR/NAME (it writes DIR/NAME.scenario.json and DIR/NAME.jsonl)");
   const command = serve.command();
   if (command.kind !== "serve") throw new UsageError("--print-startup-config is not supported for record");
-  return { kind: "record", out, serve: command };
+  return { kind: "record", out, serve: command, fromSessionLog };
 }
 
 function parseDemo(args: string[]): CliCommand {

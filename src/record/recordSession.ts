@@ -2,17 +2,35 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from "node:os";
 import path from "node:path";
 import type { ServeOptions } from "../cli/serve.js";
+import type { Config } from "../config/schema.js";
 import type { Logger } from "../runtime/logger.js";
-import type { AppServer } from "../server/appServer.js";
+import { logSecrets } from "../server/logSecrets.js";
 import { redactText } from "../server/secretPatterns.js";
+import type { MockResponseInput } from "../testing/mockScript.js";
 import { runScenario } from "../testing/scenarioRunner.js";
 import { renderTranscript } from "../testing/transcript.js";
 import { ResponseRecorder } from "./responseRecorder.js";
+import { responsesFromItems } from "./responsesFromItems.js";
 import { scenarioFromSession, type AuditLine } from "./sessionScenario.js";
 import { recordedFiles } from "./workspaceFiles.js";
 
 /** The config keys a replay takes from the recorded server, so it offers the same tools and asks the same way. */
 const REPLAYED_KEYS = ["model", "model_reasoning_effort", "model_reasoning_summary", "approval_policy", "sandbox_mode"] as const;
+/** `thread/start`'s sandbox policy type → the `sandbox_mode` that gives it. */
+const SANDBOX_MODES: Readonly<Record<string, string>> = { readOnly: "read-only", workspaceWrite: "workspace-write", dangerFullAccess: "danger-full-access" };
+
+/** What a scenario is written from, whatever the source. */
+interface Recorded {
+  readonly lines: readonly AuditLine[];
+  readonly model: readonly MockResponseInput[];
+  readonly config: Record<string, string>;
+  /** Secret values to mask in the model's responses and the files. */
+  readonly secrets: readonly string[];
+  /** The workspace when the client named none (the server's working directory). */
+  readonly workspace: string;
+  /** What of the session the scenario cannot hold. */
+  readonly notes: readonly string[];
+}
 
 /**
  * `record --out DIR/NAME`: serves as `app-server` does, with the configured provider, keeping the
@@ -24,6 +42,7 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
   const logDir = mkdtempSync(path.join(os.tmpdir(), "agent-app-server-record-"));
   const recorder = new ResponseRecorder();
   const workspace = process.cwd();
+  const { logger } = options;
   await serve({
     ...options,
     sessionLog: logDir,
@@ -31,7 +50,16 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
       modelTap: recorder.tap,
       finish: async (server) => {
         try {
-          await writeRecording(out, { server, logDir, recorder, workspace, logger: options.logger });
+          const sessions = readdirSync(logDir)
+            .filter((file) => file.endsWith(".jsonl"))
+            .sort()
+            .map((file) => readAuditLog(path.join(logDir, file)))
+            .filter((lines) => lines.some((line) => line.dir === "in"));
+          if (sessions.length === 0) return logger.warn("record: no client sent anything; nothing written");
+          if (sessions.length > 1) logger.warn({ connections: sessions.length }, "record: only the first connection is recorded");
+          const current = server.configStore.current as Record<string, unknown>;
+          const config = Object.fromEntries(REPLAYED_KEYS.filter((key) => typeof current[key] === "string").map((key) => [key, current[key] as string]));
+          await writeRecording(out, { lines: sessions[0]!, model: recorder.responses, config, secrets: server.secrets().text, workspace, notes: [] }, logger);
         } finally {
           rmSync(logDir, { recursive: true, force: true });
         }
@@ -40,38 +68,41 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
   });
 }
 
-async function writeRecording(
-  out: string,
-  { server, logDir, recorder, workspace, logger }: { server: AppServer; logDir: string; recorder: ResponseRecorder; workspace: string; logger: Logger },
-): Promise<void> {
-  const sessions = readdirSync(logDir)
-    .filter((file) => file.endsWith(".jsonl"))
-    .sort()
-    .map((file) => readAuditLog(path.join(logDir, file)))
-    .filter((lines) => lines.some((line) => line.dir === "in"));
-  if (sessions.length === 0) {
-    logger.warn("record: no client sent anything; nothing written");
-    return;
-  }
-  if (sessions.length > 1) logger.warn({ connections: sessions.length }, "record: only the first connection is recorded");
-  const lines = sessions[0]!;
+/**
+ * `record --from-session-log FILE --out DIR/NAME`: a scenario from one connection's audit log
+ * (`--session-log`). The log holds no model traffic, so the model's responses are rebuilt from
+ * the items clients saw (see {@link responsesFromItems}); the config from `thread/start`'s answer.
+ */
+export async function recordFromSessionLog(out: string, file: string, logger: Logger): Promise<void> {
+  const lines = readAuditLog(file);
+  const { responses, omitted } = responsesFromItems(lines);
+  const started = lines.find(({ dir, msg }) => dir === "out" && msg.result?.thread && typeof msg.result.model === "string")?.msg.result;
+  const config: Record<string, string> = {};
+  if (started?.model) config.model = started.model;
+  if (typeof started?.approvalPolicy === "string") config.approval_policy = started.approvalPolicy;
+  const sandbox = SANDBOX_MODES[started?.sandbox?.type as string];
+  if (sandbox) config.sandbox_mode = sandbox;
+  const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
+  const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
+  await writeRecording(out, { lines, model: responses, config, secrets, workspace: process.cwd(), notes }, logger);
+}
+
+async function writeRecording(out: string, recorded: Recorded, logger: Logger): Promise<void> {
+  const { lines, secrets } = recorded;
   const started = lines.find(({ dir, msg }) => dir === "in" && msg.method === "thread/start" && typeof msg.params?.cwd === "string");
-  const root = (started?.msg.params.cwd as string | undefined) ?? workspace;
-  const secrets = server.secrets();
+  const root = (started?.msg.params.cwd as string | undefined) ?? recorded.workspace;
   const { files, omitted } = recordedFiles(
     lines.map((line) => line.msg),
     root,
   );
-  const current = server.configStore.current as Record<string, unknown>;
-  const config = Object.fromEntries(REPLAYED_KEYS.filter((key) => typeof current[key] === "string").map((key) => [key, current[key] as string]));
-  const name = path.basename(out);
+  const notes = [...recorded.notes, ...(omitted.length > 0 ? [`Workspace files left out (too large, not text, or outside it): ${omitted.join(", ")}.`] : [])];
   const scenario = scenarioFromSession(lines, {
-    name,
-    description: `Recorded with agent-app-server record.${omitted.length > 0 ? ` Workspace files left out (too large, not text, or outside it): ${omitted.join(", ")}.` : ""}`,
+    name: path.basename(out),
+    description: ["Recorded with agent-app-server record.", ...notes].join(" "),
     workspace: root,
-    config,
-    files: maskStrings(files, secrets.text),
-    model: maskStrings(recorder.responses, secrets.text),
+    config: recorded.config,
+    files: maskStrings(files, secrets),
+    model: maskStrings(recorded.model, secrets),
   });
   mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
   const scenarioFile = `${out}.scenario.json`;

@@ -1,29 +1,59 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { startMockModel } from "../../src/testing/index.js";
+import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
 import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
 
 const KEY = "sk-proj-RecordTestKey0123456789abcdefXYZ";
 
-describe("record", () => {
-  it("records a session (streaming, an approved and a declined command, a patch, an interrupt, a second turn) that replays offline against its golden file", async () => {
-    const mock = await startMockModel({
-      responses: [
+/** A session with streaming, an approved and a declined command, a patch, a second turn and an interrupt. */
+const RESPONSES: MockResponseInput[] = [
         { items: [{ type: "message", deltas: ["I'll ", "create it."] }, { type: "exec", cmd: "cat .env", callId: "call_read" }, { type: "exec", cmd: "touch approved.txt && echo hi", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Write" }] },
         { items: [{ type: "message", deltas: ["It printed ", "hi. Your key is ", KEY] }] },
         { items: [{ type: "exec", cmd: "touch declined.txt", callId: "call_no", sandbox_permissions: "require_escalated", justification: "Write" }] },
         { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
         { items: [{ type: "message", text: "Declined, so I patched the notes." }] },
         { items: [{ type: "message", deltas: ["Thinking ", "about it"] }], hang: true },
-      ],
-    });
+];
+
+/** Plays the session as a client would, against a server already started. */
+async function driveSession(server: ServerProcess, workspace: string): Promise<void> {
+  const decisions = ["accept", "decline"];
+  server.onRequest("item/commandExecution/requestApproval", () => ({ decision: decisions.shift() }));
+  await server.initialize();
+  const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
+  const turn = async (text: string) => {
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text }] })).result.turn.id;
+    return { turnId, completed: server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000) };
+  };
+  await (await turn("Create approved.txt and say hi.")).completed;
+  await (await turn("Now touch declined.txt, else patch the notes.")).completed;
+  const third = await turn("Think about it.");
+  await server.waitFor((m) => m.method === "item/agentMessage/delta" && m.params.delta === "about it", "the last delta");
+  await server.request("turn/interrupt", { threadId, turnId: third.turnId });
+  expect((await third.completed).params.turn.status).toBe("interrupted");
+}
+
+/** A workspace with the files the session reads and patches. */
+function sessionWorkspace(): string {
+  const workspace = tempDir("aas-record-ws-");
+  writeFileSync(path.join(workspace, "notes.md"), "# Notes\nold line\n");
+  writeFileSync(path.join(workspace, ".env"), `OPENAI_API_KEY=${KEY}\n`);
+  return workspace;
+}
+
+/** `replay --check` of a scenario, offline: no mock, no key. */
+function replayCheck(scenarioFile: string) {
+  return spawnSync(process.execPath, [CLI_PATH, "replay", scenarioFile, "--check"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, RECORD_TEST_KEY: "" } });
+}
+
+describe("record", () => {
+  it("records a session (streaming, an approved and a declined command, a patch, an interrupt, a second turn) that replays offline against its golden file", async () => {
+    const mock = await startMockModel({ responses: RESPONSES });
     mocks.push(mock);
-    const workspace = tempDir("aas-record-ws-");
-    writeFileSync(path.join(workspace, "notes.md"), "# Notes\nold line\n");
-    writeFileSync(path.join(workspace, ".env"), `OPENAI_API_KEY=${KEY}\n`);
+    const workspace = sessionWorkspace();
     const out = path.join(tempDir("aas-record-out-"), "golden", "session");
     const server = ServerProcess.start({
       args: [
@@ -40,20 +70,7 @@ describe("record", () => {
       cwd: workspace,
     });
     servers.push(server);
-    const decisions = ["accept", "decline"];
-    server.onRequest("item/commandExecution/requestApproval", () => ({ decision: decisions.shift() }));
-    await server.initialize();
-    const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
-    const turn = async (text: string) => {
-      const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text }] })).result.turn.id;
-      return { turnId, completed: server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000) };
-    };
-    await (await turn("Create approved.txt and say hi.")).completed;
-    await (await turn("Now touch declined.txt, else patch the notes.")).completed;
-    const third = await turn("Think about it.");
-    await server.waitFor((m) => m.method === "item/agentMessage/delta" && m.params.delta === "about it", "the last delta");
-    await server.request("turn/interrupt", { threadId, turnId: third.turnId });
-    expect((await third.completed).params.turn.status).toBe("interrupted");
+    await driveSession(server, workspace);
     const exit = await server.closeStdin(60_000);
     expect(exit.code, server.stderr).toBe(0);
 
@@ -73,8 +90,39 @@ describe("record", () => {
     // Offline: the mock is gone, and no key is set.
     await mock.close();
     mocks.splice(mocks.indexOf(mock), 1);
-    const replay = spawnSync(process.execPath, [CLI_PATH, "replay", `${out}.scenario.json`, "--check"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, RECORD_TEST_KEY: "" } });
+    const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.stderr).toContain("ok");
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("makes a scenario that replays from an audit log (--from-session-log), the model's responses rebuilt from the items", async () => {
+    const mock = await startMockModel({ responses: RESPONSES });
+    mocks.push(mock);
+    const workspace = sessionWorkspace();
+    const logDir = tempDir("aas-record-log-");
+    const args = [...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`, "--session-log", logDir];
+    const server = ServerProcess.start({ args: ["app-server", ...args], env: { RECORD_TEST_KEY: KEY }, cwd: workspace });
+    servers.push(server);
+    await driveSession(server, workspace);
+    expect((await server.closeStdin()).code).toBe(0);
+    // The session's changes are undone from the workspace as it is now, as record does at its end.
+    const out = path.join(tempDir("aas-record-out-"), "from-log");
+    const [log] = readdirSync(logDir);
+    const convert = spawnSync(process.execPath, [CLI_PATH, "record", "--from-session-log", path.join(logDir, log!), "--out", out], { encoding: "utf8", timeout: 60_000, cwd: workspace });
+    expect(convert.status, convert.stderr).toBe(0);
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    expect(scenario.config).toEqual({ model: "gpt-5.5", approval_policy: "on-request", sandbox_mode: "workspace-write" });
+    expect(scenario.files["notes.md"]).toBe("# Notes\nold line\n");
+    expect(scenario.model.map((response: { items: Array<{ type: string }> }) => response.items.map((item) => item.type))).toEqual([
+      ["message", "exec", "exec"],
+      ["message"],
+      ["exec", "apply_patch"],
+      ["message"],
+      ["message"],
+    ]);
+    expect(scenario.model[4].hang).toBe(true);
+    for (const file of [`${out}.scenario.json`, `${out}.jsonl`]) expect(readFileSync(file, "utf8")).not.toContain("RecordTestKey");
+    const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);
 });
