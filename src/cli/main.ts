@@ -63,8 +63,9 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
     case "record": {
-      const [{ record, recordFromSessionLog }, { serve }] = await Promise.all([import("../record/recordSession.js"), import("./serve.js")]);
+      const [{ record, recordFromSessionLog, recordFromThread }, { serve }] = await Promise.all([import("../record/recordSession.js"), import("./serve.js")]);
       if (command.fromSessionLog !== null) await recordFromSessionLog(command.out, command.fromSessionLog, logger);
+      else if (command.fromThread !== null) await recordFromThread(command.out, command.fromThread, logger);
       else await record(command.out, { ...command.serve, logger }, serve);
       return;
     }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ServeOptions } from "../cli/serve.js";
@@ -12,12 +12,15 @@ import { renderTranscript } from "../testing/transcript.js";
 import { ResponseRecorder } from "./responseRecorder.js";
 import { responsesFromItems } from "./responsesFromItems.js";
 import { scenarioFromSession, type AuditLine } from "./sessionScenario.js";
+import { SANDBOX_MODES, sessionFromThread } from "./threadSession.js";
 import { recordedFiles } from "./workspaceFiles.js";
+import { resolveHome } from "../config/home.js";
+import { readThreadFile } from "../threads/threadFile.js";
+import { ThreadHistory } from "../threads/threadHistory.js";
+import { UsageError } from "../cli/usageError.js";
 
 /** The config keys a replay takes from the recorded server, so it offers the same tools and asks the same way. */
 const REPLAYED_KEYS = ["model", "model_reasoning_effort", "model_reasoning_summary", "approval_policy", "sandbox_mode"] as const;
-/** `thread/start`'s sandbox policy type → the `sandbox_mode` that gives it. */
-const SANDBOX_MODES: Readonly<Record<string, string>> = { readOnly: "read-only", workspaceWrite: "workspace-write", dangerFullAccess: "danger-full-access" };
 
 /** What a scenario is written from, whatever the source. */
 interface Recorded {
@@ -85,6 +88,26 @@ export async function recordFromSessionLog(out: string, file: string, logger: Lo
   const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
   const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
   await writeRecording(out, { lines, model: responses, config, secrets, workspace: process.cwd(), notes }, logger);
+}
+
+/**
+ * `record --from-thread ID --out DIR/NAME`: a scenario from a stored thread of this home, its
+ * steps and answers made as {@link sessionFromThread} says, the model's responses rebuilt from its items.
+ */
+export async function recordFromThread(out: string, threadId: string, logger: Logger): Promise<void> {
+  const home = resolveHome();
+  // Found by its file name and only read: the thread store's start-up would tidy the home, which a running server shares.
+  const file = ["sessions", "archived_sessions"]
+    .filter((dir) => existsSync(path.join(home, dir)))
+    .flatMap((dir) => (readdirSync(path.join(home, dir), { recursive: true, encoding: "utf8" }) as string[]).map((name) => path.join(home, dir, name)))
+    .find((name) => name.endsWith(`-${threadId}.jsonl`));
+  if (!file) throw new UsageError(`no stored thread ${threadId} in ${home}`);
+  const history = await ThreadHistory.fromRecords((await readThreadFile(file, logger)).records);
+  const { lines, config } = sessionFromThread(history);
+  const { responses, omitted } = responsesFromItems(lines);
+  const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
+  const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
+  await writeRecording(out, { lines, model: responses, config, secrets, workspace: history.settings.cwd, notes }, logger);
 }
 
 async function writeRecording(out: string, recorded: Recorded, logger: Logger): Promise<void> {

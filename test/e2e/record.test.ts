@@ -18,8 +18,8 @@ const RESPONSES: MockResponseInput[] = [
         { items: [{ type: "message", deltas: ["Thinking ", "about it"] }], hang: true },
 ];
 
-/** Plays the session as a client would, against a server already started. */
-async function driveSession(server: ServerProcess, workspace: string): Promise<void> {
+/** Plays the session as a client would, against a server already started; resolves with its thread's id. */
+async function driveSession(server: ServerProcess, workspace: string): Promise<string> {
   const decisions = ["accept", "decline"];
   server.onRequest("item/commandExecution/requestApproval", () => ({ decision: decisions.shift() }));
   await server.initialize();
@@ -34,6 +34,7 @@ async function driveSession(server: ServerProcess, workspace: string): Promise<v
   await server.waitFor((m) => m.method === "item/agentMessage/delta" && m.params.delta === "about it", "the last delta");
   await server.request("turn/interrupt", { threadId, turnId: third.turnId });
   expect((await third.completed).params.turn.status).toBe("interrupted");
+  return threadId;
 }
 
 /** A workspace with the files the session reads and patches. */
@@ -122,6 +123,32 @@ describe("record", () => {
     ]);
     expect(scenario.model[4].hang).toBe(true);
     for (const file of [`${out}.scenario.json`, `${out}.jsonl`]) expect(readFileSync(file, "utf8")).not.toContain("RecordTestKey");
+    const replay = replayCheck(`${out}.scenario.json`);
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("makes a scenario that replays from a stored thread (--from-thread), read without touching the home", async () => {
+    const mock = await startMockModel({ responses: RESPONSES });
+    mocks.push(mock);
+    const workspace = sessionWorkspace();
+    const home = tempDir("aas-record-home-");
+    const args = [...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`];
+    const server = ServerProcess.start({ home, args: ["app-server", ...args], env: { RECORD_TEST_KEY: KEY }, cwd: workspace });
+    servers.push(server);
+    const threadId = await driveSession(server, workspace);
+    expect((await server.closeStdin()).code).toBe(0);
+    const out = path.join(tempDir("aas-record-out-"), "from-thread");
+    const env = { ...process.env, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home };
+    const missing = spawnSync(process.execPath, [CLI_PATH, "record", "--from-thread", "no-such-thread", "--out", out], { encoding: "utf8", timeout: 60_000, env });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`no stored thread no-such-thread in ${home}`);
+    const convert = spawnSync(process.execPath, [CLI_PATH, "record", "--from-thread", threadId, "--out", out], { encoding: "utf8", timeout: 60_000, env });
+    expect(convert.status, convert.stderr).toBe(0);
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    expect(scenario.config).toEqual({ model: "gpt-5.5", approval_policy: "on-request", sandbox_mode: "workspace-write" });
+    expect(scenario.files["notes.md"]).toBe("# Notes\nold line\n");
+    expect(scenario.steps.filter((step: { answer?: string }) => step.answer).map((step: { result: unknown }) => step.result)).toEqual([{ decision: "decline" }]);
+    expect(scenario.steps.map((step: { request?: string }) => step.request).filter(Boolean)).toEqual(["thread/start", "turn/start", "turn/start", "turn/start", "turn/interrupt"]);
     const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);
