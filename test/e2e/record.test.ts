@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
 import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
@@ -149,6 +150,26 @@ describe("record", () => {
     expect(scenario.files["notes.md"]).toBe("# Notes\nold line\n");
     expect(scenario.steps.filter((step: { answer?: string }) => step.answer).map((step: { result: unknown }) => step.result)).toEqual([{ decision: "decline" }]);
     expect(scenario.steps.map((step: { request?: string }) => step.request).filter(Boolean)).toEqual(["thread/start", "turn/start", "turn/start", "turn/start", "turn/interrupt"]);
+    const replay = replayCheck(`${out}.scenario.json`);
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("records over WebSocket too, writing the files on SIGINT", async () => {
+    const mock = await startMockModel({ responses: [{ items: [{ type: "message", deltas: ["Over ", "the socket."] }] }] });
+    mocks.push(mock);
+    const workspace = tempDir("aas-record-ws-");
+    const out = path.join(tempDir("aas-record-out-"), "socket");
+    const server = ServerProcess.start({ args: ["record", "--out", out, "--listen", "ws://127.0.0.1:0", ...providerArgs(mock.url)], protocol: false, cwd: workspace });
+    servers.push(server);
+    await server.waitForStderr("listening on ws://");
+    const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+    const client = await AppServerClient.connect(url);
+    const thread = await client.startThread({ cwd: workspace });
+    expect(await AppServerClient.collectText(client.runTurn(thread.thread.id, "Say it over the socket."))).toBe("Over the socket.");
+    await client.close();
+    expect((await server.signal("SIGINT", 60_000)).code, server.stderr).toBe(0);
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    expect(scenario.model).toEqual([expect.objectContaining({ items: [{ type: "message", deltas: ["Over ", "the socket."] }] })]);
     const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);
