@@ -7,7 +7,8 @@ import type { Logger } from "../runtime/logger.js";
 import { logSecrets } from "../server/logSecrets.js";
 import { redactText } from "../server/secretPatterns.js";
 import type { MockResponseInput } from "../testing/mockScript.js";
-import { runScenario } from "../testing/scenarioRunner.js";
+import type { ScenarioNormalization } from "../testing/scenario.js";
+import { normalizationPatterns, runScenario } from "../testing/scenarioRunner.js";
 import { renderTranscript } from "../testing/transcript.js";
 import { ResponseRecorder } from "./responseRecorder.js";
 import { responsesFromItems } from "./responsesFromItems.js";
@@ -126,6 +127,7 @@ async function writeRecording(out: string, recorded: Recorded, logger: Logger): 
     config: recorded.config,
     files: maskStrings(files, secrets),
     model: maskStrings(recorded.model, secrets),
+    normalize: machineNames(lines),
   });
   mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
   const scenarioFile = `${out}.scenario.json`;
@@ -135,6 +137,15 @@ async function writeRecording(out: string, recorded: Recorded, logger: Logger): 
   const transcript = await runScenario(scenario);
   writeFileSync(`${out}.jsonl`, renderTranscript(transcript));
   logger.info({ file: `${out}.jsonl` }, "record: wrote the golden transcript");
+}
+
+/**
+ * Which of this machine's names (host, user) the server's messages show, as whole words (a command
+ * printing `hostname` or `whoami`): the scenario normalizes those, so it replays on another machine.
+ */
+function machineNames(lines: readonly AuditLine[]): ScenarioNormalization[] {
+  const text = lines.filter((line) => line.dir === "out").map((line) => JSON.stringify(line.msg)).join("\n");
+  return (["hostname", "user"] as const).filter((name) => normalizationPatterns([name])[0]!.regex.test(text));
 }
 
 /**

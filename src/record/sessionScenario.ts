@@ -1,4 +1,5 @@
 import type { MockResponseInput } from "../testing/mockScript.js";
+import type { ScenarioNormalization } from "../testing/scenario.js";
 
 /** One line of a connection's audit log (`--session-log`): a message and its direction. */
 export interface AuditLine {
@@ -16,6 +17,8 @@ export interface ScenarioSources {
   readonly config: Record<string, string | number | boolean>;
   readonly files: Record<string, string>;
   readonly model: readonly MockResponseInput[];
+  /** What of the transcript is this machine's (see the scenario's `normalize`). */
+  readonly normalize: readonly ScenarioNormalization[];
 }
 
 /** Where a response names an id a later request may use: dotted path → variable stem. */
@@ -108,6 +111,7 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
     initialize: !initialized,
     config: sources.config,
     files: sources.files,
+    ...(sources.normalize.length > 0 ? { normalize: sources.normalize } : {}),
     model: sources.model,
     answers: {},
     steps,

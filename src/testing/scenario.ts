@@ -40,6 +40,23 @@ export const ScenarioStep = z.union([
 ]);
 export type ScenarioStep = z.infer<typeof ScenarioStep>;
 
+/**
+ * What of a transcript differs between machines and is replaced before comparing: `hostname` and
+ * `user` (this machine's, as whole words: `{HOSTNAME}`, `{USER}`), `time` (clock times and ISO
+ * dates: `{TIME}`), or any regular expression with its replacement.
+ */
+export const ScenarioNormalization = z.union([z.enum(["hostname", "user", "time"]), z.object({ pattern: z.string().refine(isRegExp, "not a valid regular expression"), with: z.string() })]);
+export type ScenarioNormalization = z.infer<typeof ScenarioNormalization>;
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "g");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A scripted session: the client's steps, its answers to server requests, and the model's responses. */
 export const Scenario = z.looseObject({
   name: z.string(),
@@ -52,6 +69,8 @@ export const Scenario = z.looseObject({
   files: z.record(z.string(), z.string()).default({}),
   /** The scripted model's responses, one per model request. */
   model: z.array(MockResponse).default([]),
+  /** What differs between machines, replaced in the transcript (command output that names the host, say). */
+  normalize: z.array(ScenarioNormalization).default([]),
   /** Standing answers to server requests, by method. */
   answers: z.record(z.string(), ScenarioAnswer).default({}),
   steps: z.array(ScenarioStep),

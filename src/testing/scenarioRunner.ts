@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseScenario, type Scenario, type ScenarioAnswer } from "./scenario.js";
+import { parseScenario, type Scenario, type ScenarioAnswer, type ScenarioNormalization } from "./scenario.js";
 import { normalizeTranscript, type TranscriptEntry } from "./transcript.js";
 
 /** Options of {@link runScenario}. */
@@ -57,11 +57,28 @@ export async function playScenario(input: Scenario | unknown, options: RunScenar
   const run = new ScenarioRun(scenario, command, { cwd: workspace, env }, options.timeoutMs ?? 10_000, workspace);
   try {
     await run.play();
-    return { entries: normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" } }), stepOf: run.stepOf };
+    const patterns = normalizationPatterns(scenario.normalize);
+    return { entries: normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" }, patterns }), stepOf: run.stepOf };
   } finally {
     await run.stop();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** A scenario's normalizations as patterns; this machine's host and user name are matched as whole words. */
+export function normalizationPatterns(normalize: readonly ScenarioNormalization[]): Array<{ regex: RegExp; with: string }> {
+  const word = (text: string) => new RegExp(`(?<![\\w.-])${escapeRegExp(text)}(?![\\w-])`, "g");
+  return normalize.map((entry) => {
+    if (entry === "hostname") return { regex: word(os.hostname()), with: "{HOSTNAME}" };
+    if (entry === "user") return { regex: word(os.userInfo().username), with: "{USER}" };
+    if (entry === "time") return { regex: /\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{2}:\d{2}:\d{2}\b/g, with: "{TIME}" };
+    return { regex: new RegExp(entry.pattern, "g"), with: entry.with };
+  });
+}
+
+/** `text` as a regular expression that matches it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Reads and plays a scenario file. */

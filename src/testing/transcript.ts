@@ -10,6 +10,8 @@ export interface NormalizeOptions {
   readonly workspace: string;
   /** More replacements: text → placeholder. */
   readonly replace?: Readonly<Record<string, string>>;
+  /** Patterns (global regular expressions) replaced in every string after the paths. */
+  readonly patterns?: ReadonlyArray<{ readonly regex: RegExp; readonly with: string }>;
 }
 
 // Fields that depend on the machine, not on the server's behaviour: the initialize result's
@@ -30,7 +32,8 @@ export function normalizeTranscript(entries: readonly TranscriptEntry[], options
   const pairs = Object.entries({ ...options.replace, [options.workspace]: "{WORKSPACE}", [options.home]: "{HOME}" }).sort(
     ([a], [b]) => b.length - a.length,
   );
-  const replaceText = (text: string): string => pairs.reduce((value, [from, to]) => (from ? value.split(from).join(to) : value), text);
+  const replacePaths = (text: string): string => pairs.reduce((value, [from, to]) => (from ? value.split(from).join(to) : value), text);
+  const replaceText = (text: string): string => (options.patterns ?? []).reduce((value, { regex, with: to }) => value.replace(regex, to), replacePaths(text));
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === "string") return key && key in MACHINE_FIELDS ? MACHINE_FIELDS[key] : replaceText(value);
     if (Array.isArray(value)) return value.map((element) => walk(element));

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppServerClient } from "../../src/client/index.js";
@@ -172,5 +173,27 @@ describe("record", () => {
     expect(scenario.model).toEqual([expect.objectContaining({ items: [{ type: "message", deltas: ["Over ", "the socket."] }] })]);
     const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("normalizes this machine's host and user names where commands printed them, so the scenario replays elsewhere", async () => {
+    const mock = await startMockModel({
+      responses: [{ items: [{ type: "exec", cmd: "hostname && whoami", callId: "call_who" }] }, { items: [{ type: "message", text: "That is where I am." }] }],
+    });
+    mocks.push(mock);
+    const workspace = tempDir("aas-record-ws-");
+    const out = path.join(tempDir("aas-record-out-"), "machine");
+    const server = ServerProcess.start({ args: ["record", "--out", out, ...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="danger-full-access"`], cwd: workspace });
+    servers.push(server);
+    await server.initialize();
+    const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Where are you?" }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
+    expect((await server.closeStdin(60_000)).code, server.stderr).toBe(0);
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    expect(scenario.normalize).toEqual(["hostname", "user"]);
+    const golden = readFileSync(`${out}.jsonl`, "utf8");
+    expect(golden).toContain("{HOSTNAME}\\n{USER}\\n");
+    expect(golden).not.toContain(os.hostname());
+    expect(replayCheck(`${out}.scenario.json`).status).toBe(0);
   }, 120_000);
 });
