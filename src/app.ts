@@ -35,6 +35,8 @@ export interface BuildOptions extends AppServerOptions {
   readonly serverPaths?: readonly string[];
   /** Wraps each turn's model client (`record`). */
   readonly modelTap?: ModelTap | undefined;
+  /** Deterministic mode: each command's output reaches clients as one delta, at its exit. */
+  readonly steadyOutput?: boolean | undefined;
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
@@ -96,6 +98,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
       mcpTools: () => mcp.tools(),
       skillRoots: () => skillRoots.current,
       modelTap: options.modelTap,
+      steadyOutput: options.steadyOutput,
     },
     requests: hub.requests,
     emit: hub.emit,

@@ -80,6 +80,8 @@ export interface TurnRunnerDeps {
   readonly mcpTools: () => readonly Tool[];
   /** Extra directories skills are found in (`skills/extraRoots/set`). */
   readonly skillRoots: () => readonly string[];
+  /** Deterministic mode: command output reaches clients as one delta at exit (see ToolEnvironment). */
+  readonly steadyOutput?: boolean | undefined;
   /** Wraps each turn's model client (`record` keeps every response). */
   readonly modelTap?: ModelTap | undefined;
 }
@@ -150,7 +152,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
-    environment: { config: deps.config, env: deps.env, home: deps.home, sandbox: deps.sandbox, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce },
+    environment: { config: deps.config, env: deps.env, home: deps.home, sandbox: deps.sandbox, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce, steadyOutput: deps.steadyOutput },
   };
   try {
     let contextTokens = job.contextTokens;

@@ -115,6 +115,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       ...(options.sessionLog ? [options.sessionLog] : []),
     ].map((entry) => path.resolve(entry)),
     modelTap: options.recording?.modelTap,
+    steadyOutput: deterministic !== null,
   });
   // Opt-in, for bench/stalls.mjs: the event-loop stalls this process sees, as a file of lines.
   const stallLog = process.env.AGENT_APP_SERVER_STALL_LOG;

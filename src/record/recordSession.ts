@@ -144,7 +144,15 @@ async function writeRecording(out: string, recorded: Recorded, logger: Logger): 
  * printing `hostname` or `whoami`): the scenario normalizes those, so it replays on another machine.
  */
 function machineNames(lines: readonly AuditLine[]): ScenarioNormalization[] {
-  const text = lines.filter((line) => line.dir === "out").map((line) => JSON.stringify(line.msg)).join("\n");
+  // The strings themselves, not their JSON: there a name after a newline follows the `n` of `\n`.
+  const strings: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === "string") strings.push(node);
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === "object") Object.values(node).forEach(walk);
+  };
+  for (const line of lines) if (line.dir === "out") walk(line.msg);
+  const text = strings.join("\n");
   return (["hostname", "user"] as const).filter((name) => normalizationPatterns([name])[0]!.regex.test(text));
 }
 
