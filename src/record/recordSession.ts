@@ -159,15 +159,26 @@ function machineNames(lines: readonly AuditLine[]): ScenarioNormalization[] {
 /**
  * `value` with known secrets and credential-shaped text masked in every string. Unlike the audit
  * log's redaction, field names do not count: a response's `input_tokens` is a count, not a token.
+ * A message's deltas are masked as the text they make: a key split across two deltas is found
+ * whole, and the message is then kept as one delta.
  */
 function maskStrings<T>(value: T, secrets: readonly string[]): T {
   const walk = (node: unknown): unknown => {
     if (typeof node === "string") return redactText(node, secrets);
+    if (isStrings(node) && node.length > 1) {
+      const whole = node.join("");
+      const masked = redactText(whole, secrets);
+      return masked === whole ? node.map((piece) => redactText(piece, secrets)) : [masked];
+    }
     if (Array.isArray(node)) return node.map(walk);
     if (node && typeof node === "object") return Object.fromEntries(Object.entries(node).map(([key, inner]) => [key, walk(inner)]));
     return node;
   };
   return walk(value) as T;
+}
+
+function isStrings(node: unknown): node is string[] {
+  return Array.isArray(node) && node.every((element) => typeof element === "string");
 }
 
 function readAuditLog(file: string): AuditLine[] {

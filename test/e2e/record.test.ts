@@ -13,7 +13,7 @@ const KEY = "sk-proj-RecordTestKey0123456789abcdefXYZ";
 /** A session with streaming, an approved and a declined command, a patch, a second turn and an interrupt. */
 const RESPONSES: MockResponseInput[] = [
         { items: [{ type: "message", deltas: ["I'll ", "create it."] }, { type: "exec", cmd: "cat .env", callId: "call_read" }, { type: "exec", cmd: "touch approved.txt && echo hi", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Write" }] },
-        { items: [{ type: "message", deltas: ["It printed ", "hi. Your key is ", KEY] }] },
+        { items: [{ type: "message", deltas: ["It printed ", "hi. Your key is ", KEY, " and split: ", KEY.slice(0, 14), KEY.slice(14)] }] },
         { items: [{ type: "exec", cmd: "touch declined.txt", callId: "call_no", sandbox_permissions: "require_escalated", justification: "Write" }] },
         { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
         { items: [{ type: "message", text: "Declined, so I patched the notes." }] },
