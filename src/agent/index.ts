@@ -43,7 +43,7 @@ export type { TurnEvent, TurnNotification } from "./turnEvents.js";
 export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";
 export { checkTurnInput } from "./userInputs.js";
-export { AGENT_STEPS, AgentWarmUp, WARM_UP_QUIET_MS } from "./warmUp.js";
+export { AGENT_STEPS, AgentWarmUp } from "./warmUp.js";
 
 /** A `command/exec` process: on pipes, or on a pseudo-terminal (`tty: true`). */
 export type ExecProcess = import("./exec/oneOffCommand.js").OneOffCommand | import("./exec/ptyCommand.js").PtyCommand;

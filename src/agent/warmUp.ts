@@ -39,9 +39,6 @@ export const WARM_UP_QUIET_MS = 100;
  * Loads what a first turn needs in the background once a thread is loaded, so start-up and idle
  * memory stay lean and the first turn does not pay for the loading. Each step waits for a quiet
  * spell; a turn that needs a module before its step ran loads it itself (the same import).
- * Steps given as `atOnce` start with the request instead: they wait on child processes (the login
- * profile's run, in its sandbox), which take the other core rather than the event loop, and a
- * first command that comes before a quiet spell would otherwise wait for all of it.
  */
 export class AgentWarmUp {
   private requested = false;
@@ -50,14 +47,12 @@ export class AgentWarmUp {
     private readonly activity: Activity,
     private readonly steps: readonly WarmUpStep[] = AGENT_STEPS,
     private readonly quietMs: number = WARM_UP_QUIET_MS,
-    private readonly atOnce: readonly WarmUpStep[] = [],
   ) {}
 
   /** Starts the warm-up (the first call only). */
   request(): void {
     if (this.requested) return;
     this.requested = true;
-    for (const step of this.atOnce) void Promise.resolve().then(step).catch(() => undefined);
     void this.run();
   }
 

@@ -3,7 +3,7 @@
  * unloads them. What one loaded thread does (its turns) is the LoadedThread's; reads and edits of
  * loaded-or-stored threads are ThreadEdits'.
  */
-import { AGENT_STEPS, AgentWarmUp, WARM_UP_QUIET_MS, effectiveSettings, threadSettingsRequest } from "../agent/index.js";
+import { AGENT_STEPS, AgentWarmUp, effectiveSettings, threadSettingsRequest } from "../agent/index.js";
 import { invalidRequest, ioFailure } from "../protocol/errors.js";
 import type { ThreadReadState } from "../protocol/thread.js";
 import type {
@@ -58,9 +58,9 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   constructor(private readonly options: ThreadManagerOptions<S>) {
     this.edits = new ThreadEdits(this, { ...options, serverCwd: options.host.cwd });
     this.attachments = new ThreadAttachments(this, options);
-    // The login profile's run starts at once: a first command waits for it (see LoginShell).
+    // Last, the login profile: its first command should not wait for it either (see LoginShell).
     const prepareShell = () => options.agent.loginShell.prepare(options.config.current, options.agent.env);
-    this.warmUp = new AgentWarmUp(options.activity, AGENT_STEPS, WARM_UP_QUIET_MS, [prepareShell]);
+    this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
   }
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */

@@ -71,18 +71,4 @@ describe("AgentWarmUp", () => {
     await vi.advanceTimersByTimeAsync(QUIET_MS);
     expect(ran).toEqual(["sdk"]);
   });
-
-  it("starts its at-once steps with the request, busy or not, and only once", async () => {
-    const activity = new Activity();
-    const ran: string[] = [];
-    const step = (name: string) => async () => void ran.push(name);
-    const warmUp = new AgentWarmUp(activity, [step("sdk")], QUIET_MS, [step("shell"), async () => Promise.reject(new Error("no sandbox"))]);
-    activity.begin();
-    warmUp.request();
-    warmUp.request();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(ran).toEqual(["shell"]);
-    await vi.advanceTimersByTimeAsync(10 * QUIET_MS);
-    expect(ran).toEqual(["shell"]);
-  });
 });
