@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -195,5 +195,15 @@ describe("record", () => {
     expect(golden).toContain("{HOSTNAME}\\n{USER}\\n");
     expect(golden).not.toContain(os.hostname());
     expect(replayCheck(`${out}.scenario.json`).status).toBe(0);
+    // Another machine: another host name (a UTS namespace) and another user (nobody). Needs root, as CI is.
+    if (process.getuid?.() !== 0) return;
+    chmodSync(path.dirname(out), 0o755);
+    for (const file of [`${out}.scenario.json`, `${out}.jsonl`]) chmodSync(file, 0o644);
+    const elsewhere = spawnSync(
+      "unshare",
+      ["--uts", "sh", "-c", 'hostname replay-host && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"', "sh", process.execPath, CLI_PATH, "replay", `${out}.scenario.json`, "--check"],
+      { encoding: "utf8", timeout: 60_000, env: { ...process.env, HOME: os.tmpdir() } },
+    );
+    expect(elsewhere.status, elsewhere.stderr).toBe(0);
   }, 120_000);
 });
