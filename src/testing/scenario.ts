@@ -48,6 +48,11 @@ export type ScenarioStep = z.infer<typeof ScenarioStep>;
 export const ScenarioNormalization = z.union([z.enum(["hostname", "user", "time"]), z.object({ pattern: z.string().refine(isRegExp, "not a valid regular expression"), with: z.string() })]);
 export type ScenarioNormalization = z.infer<typeof ScenarioNormalization>;
 
+/** A relative path that stays inside the directory it is taken from (no `..` step, not absolute). */
+function isWorkspaceName(name: string): boolean {
+  return name !== "" && !name.startsWith("/") && !name.split(/[\\/]/).includes("..");
+}
+
 function isRegExp(pattern: string): boolean {
   try {
     new RegExp(pattern, "g");
@@ -66,7 +71,7 @@ export const Scenario = z.looseObject({
   /** `-c key=value` overrides (for example `approval_policy`, `sandbox_mode`). */
   config: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
   /** Files to create in the workspace first: relative path → content. */
-  files: z.record(z.string(), z.string()).default({}),
+  files: z.record(z.string().refine(isWorkspaceName, "a file of the workspace: a relative path that stays inside it"), z.string()).default({}),
   /** The scripted model's responses, one per model request. */
   model: z.array(MockResponse).default([]),
   /** What differs between machines, replaced in the transcript (command output that names the host, say). */
@@ -83,5 +88,7 @@ export function parseScenario(value: unknown): Scenario {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const where = issuePath(issue.path);
-  throw new Error(`invalid scenario at ${where || "top level"}: ${issue.message}`);
+  // A refused record key (a file's name) carries its reason one level down.
+  const nested = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+  throw new Error(`invalid scenario at ${where || "top level"}: ${nested ?? issue.message}`);
 }
