@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ServeOptions } from "../cli/serve.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../runtime/logger.js";
+import { isSecretEnvName } from "../agent/index.js";
 import { logSecrets } from "../server/logSecrets.js";
 import { redactText } from "../server/secretPatterns.js";
 import type { MockResponseInput } from "../testing/mockScript.js";
@@ -15,6 +16,7 @@ import { responsesFromItems } from "./responsesFromItems.js";
 import { scenarioFromSession, type AuditLine } from "./sessionScenario.js";
 import { SANDBOX_MODES, sessionFromThread } from "./threadSession.js";
 import { recordedFiles } from "./workspaceFiles.js";
+import { outputPlace, writeOutput, type OutputPlace } from "./outputFiles.js";
 import { resolveHome } from "../config/home.js";
 import { readThreadFile } from "../threads/threadFile.js";
 import { ThreadHistory } from "../threads/threadHistory.js";
@@ -47,6 +49,8 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
   const recorder = new ResponseRecorder();
   const workspace = process.cwd();
   const { logger } = options;
+  // Where the files go is settled before the model runs a command: see outputPlace.
+  const place = outputPlace(out);
   await serve({
     ...options,
     sessionLog: logDir,
@@ -63,7 +67,7 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
           if (sessions.length > 1) logger.warn({ connections: sessions.length }, "record: only the first connection is recorded");
           const current = server.configStore.current as Record<string, unknown>;
           const config = Object.fromEntries(REPLAYED_KEYS.filter((key) => typeof current[key] === "string").map((key) => [key, current[key] as string]));
-          await writeRecording(out, { lines: sessions[0]!, model: recorder.responses, config, secrets: server.secrets().text, workspace, notes: [] }, logger);
+          await writeRecording(place, { lines: sessions[0]!, model: recorder.responses, config, secrets: server.secrets().text, workspace, notes: [] }, logger);
         } finally {
           rmSync(logDir, { recursive: true, force: true });
         }
@@ -88,7 +92,7 @@ export async function recordFromSessionLog(out: string, file: string, logger: Lo
   if (sandbox) config.sandbox_mode = sandbox;
   const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
   const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
-  await writeRecording(out, { lines, model: responses, config, secrets, workspace: process.cwd(), notes }, logger);
+  await writeRecording(outputPlace(out), { lines, model: responses, config, secrets, workspace: process.cwd(), notes }, logger);
 }
 
 /**
@@ -108,11 +112,12 @@ export async function recordFromThread(out: string, threadId: string, logger: Lo
   const { responses, omitted } = responsesFromItems(lines);
   const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
   const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
-  await writeRecording(out, { lines, model: responses, config, secrets, workspace: history.settings.cwd, notes }, logger);
+  await writeRecording(outputPlace(out), { lines, model: responses, config, secrets, workspace: history.settings.cwd, notes }, logger);
 }
 
-async function writeRecording(out: string, recorded: Recorded, logger: Logger): Promise<void> {
+async function writeRecording(place: OutputPlace, recorded: Recorded, logger: Logger): Promise<void> {
   const { lines, secrets } = recorded;
+  const out = place.out;
   const started = lines.find(({ dir, msg }) => dir === "in" && msg.method === "thread/start" && typeof msg.params?.cwd === "string");
   const root = (started?.msg.params.cwd as string | undefined) ?? recorded.workspace;
   const { files, omitted } = recordedFiles(
@@ -129,14 +134,14 @@ async function writeRecording(out: string, recorded: Recorded, logger: Logger): 
     model: maskStrings(recorded.model, secrets),
     normalize: machineNames(lines),
   });
-  mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  const scenarioFile = `${out}.scenario.json`;
-  writeFileSync(scenarioFile, JSON.stringify(scenario, null, 2) + "\n");
+  const scenarioFile = writeOutput(place, ".scenario.json", JSON.stringify(scenario, null, 2) + "\n");
   logger.info({ file: scenarioFile }, "record: wrote the scenario; replaying it for the golden transcript");
   // The golden file is the replay's own transcript: `replay --check` passes on it at once, offline.
-  const transcript = await runScenario(scenario);
-  writeFileSync(`${out}.jsonl`, renderTranscript(transcript));
-  logger.info({ file: `${out}.jsonl` }, "record: wrote the golden transcript");
+  // The replay runs the model's commands again, here: it gets no secret to print (it needs no
+  // provider key), and what they print anyway (a file, another process's environment) is masked
+  // as the scenario is, since the golden file is committed too.
+  const transcript = await runScenario(scenario, { env: withoutSecrets(process.env, secrets) });
+  logger.info({ file: writeOutput(place, ".jsonl", renderTranscript(maskStrings(transcript, secrets))) }, "record: wrote the golden transcript");
 }
 
 /**
@@ -175,6 +180,11 @@ function maskStrings<T>(value: T, secrets: readonly string[]): T {
     return node;
   };
   return walk(value) as T;
+}
+
+/** `env` without the variables named like secrets or holding a known secret. */
+function withoutSecrets(env: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isSecretEnvName(name) && !(value && secrets.some((secret) => value.includes(secret)))));
 }
 
 function isStrings(node: unknown): node is string[] {

@@ -46,7 +46,12 @@ export function recordedFiles(messages: readonly unknown[], workspace: string): 
   for (const change of [...changes].reverse()) {
     const file = path.resolve(workspace, change.path);
     if (change.kind.type === "add") before.set(file, null);
-    else if (change.kind.type === "delete") before.set(file, change.diff);
+    // A deleted file is gone, but its directory is not: one that leads out of the workspace (a
+    // symlink to ~/.ssh) gave the patch a file that is not the workspace's to record.
+    else if (change.kind.type === "delete") {
+      before.set(file, inside(path.dirname(file), root) ? change.diff : null);
+      if (before.get(file) === null) omitted.push(relative(workspace, file) ?? file);
+    }
     else {
       const now = current(file);
       const [patch] = parsePatch(change.diff);
@@ -94,6 +99,12 @@ function readInside(file: string, root: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** Whether `dir`, symlinks followed, is `root` or inside it. */
+function inside(dir: string, root: string): boolean {
+  const real = realpathOrNull(dir);
+  return real !== null && (real === root || relative(root, real) !== null);
 }
 
 function realpathOrNull(file: string): string | null {

@@ -12,6 +12,8 @@ export interface RunScenarioOptions {
   readonly command?: readonly string[];
   /** Bound on each step's wait, unless the step sets `timeoutMs` (default 10 s). */
   readonly timeoutMs?: number;
+  /** The environment the server starts from (default: this process's); the runner sets the homes. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const CLI = fileURLToPath(new URL("../cli.cjs", import.meta.url));
@@ -53,7 +55,7 @@ export async function playScenario(input: Scenario | unknown, options: RunScenar
   const args = ["app-server", "--deterministic", "--script", scriptFile, "-c", `model_provider="scripted"`, "-c", `scripted_model_progress=${JSON.stringify(progressFile)}`];
   for (const [key, value] of Object.entries(scenario.config)) args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
   const command = [...(options.command ?? [process.execPath, CLI]), ...args];
-  const env = { ...process.env, HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
+  const env = { ...(options.env ?? process.env), HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
   const run = new ScenarioRun(scenario, command, { cwd: workspace, env }, options.timeoutMs ?? 10_000, workspace);
   try {
     await run.play();
