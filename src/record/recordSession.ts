@@ -83,16 +83,13 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
  */
 export async function recordFromSessionLog(out: string, file: string, logger: Logger): Promise<void> {
   const lines = readAuditLog(file);
-  const { responses, omitted } = responsesFromItems(lines);
   const started = lines.find(({ dir, msg }) => dir === "out" && msg.result?.thread && typeof msg.result.model === "string")?.msg.result;
   const config: Record<string, string> = {};
   if (started?.model) config.model = started.model;
   if (typeof started?.approvalPolicy === "string") config.approval_policy = started.approvalPolicy;
   const sandbox = SANDBOX_MODES[started?.sandbox?.type as string];
   if (sandbox) config.sandbox_mode = sandbox;
-  const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
-  const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
-  await writeRecording(outputPlace(out), { lines, model: responses, config, secrets, workspace: process.cwd(), notes }, logger);
+  await writeRebuilt(out, lines, config, process.cwd(), logger);
 }
 
 /**
@@ -109,10 +106,18 @@ export async function recordFromThread(out: string, threadId: string, logger: Lo
   if (!file) throw new UsageError(`no stored thread ${threadId} in ${home}`);
   const history = await ThreadHistory.fromRecords((await readThreadFile(file, logger)).records);
   const { lines, config } = sessionFromThread(history);
+  await writeRebuilt(out, lines, config, history.settings.cwd, logger);
+}
+
+/**
+ * Writes a recording whose model traffic was not kept (an audit log, a stored thread): the model's
+ * responses are rebuilt from the items, and the secrets to mask are this process's environment's.
+ */
+async function writeRebuilt(out: string, lines: readonly AuditLine[], config: Record<string, string>, workspace: string, logger: Logger): Promise<void> {
   const { responses, omitted } = responsesFromItems(lines);
   const secrets = logSecrets(process.env, { current: {} as Config, layers: [] })().text;
   const notes = omitted.length > 0 ? [`Items no scripted model call makes were left out: ${omitted.join(", ")}.`] : [];
-  await writeRecording(outputPlace(out), { lines, model: responses, config, secrets, workspace: history.settings.cwd, notes }, logger);
+  await writeRecording(outputPlace(out), { lines, model: responses, config, secrets, workspace, notes }, logger);
 }
 
 async function writeRecording(place: OutputPlace, recorded: Recorded, logger: Logger): Promise<void> {

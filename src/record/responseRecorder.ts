@@ -102,27 +102,27 @@ class ResponseBuilder {
   }
 
   private message(id: string): RecordedItem & { type: "message" } {
-    let message = this.messages.get(id);
-    if (!message) {
-      message = { type: "message", deltas: [] };
-      this.messages.set(id, message);
-      this.response.items.push(message);
-    }
-    return message;
+    return this.item(this.messages, id, () => ({ type: "message", deltas: [] }));
   }
 
   private thought(id: string): RecordedItem & { type: "reasoning" } {
-    let thought = this.reasoning.get(id);
-    if (!thought) {
-      thought = { type: "reasoning", summary: [] };
-      this.reasoning.set(id, thought);
-      this.response.items.push(thought);
+    return this.item(this.reasoning, id, () => ({ type: "reasoning", summary: [] }));
+  }
+
+  /** The item the model's `id` names, added to the response the first time it is named. */
+  private item<T extends RecordedItem>(items: Map<string, T>, id: string, make: () => T): T {
+    let item = items.get(id);
+    if (!item) {
+      item = make();
+      items.set(id, item);
+      this.response.items.push(item);
     }
-    return thought;
+    return item;
   }
 }
 
-function usageOf(usage: ModelUsage): NonNullable<MockResponseInput["usage"]> {
+/** Token counts (a model response's, or a `thread/tokenUsage/updated` breakdown) as a scripted response reports them. */
+export function usageOf(usage: ModelUsage): NonNullable<MockResponseInput["usage"]> {
   return {
     input_tokens: usage.inputTokens,
     cached_tokens: usage.cachedInputTokens,

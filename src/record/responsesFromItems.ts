@@ -1,5 +1,6 @@
 import { splitWords } from "../agent/exec/shellWords.js";
 import type { MockItem, MockResponseInput } from "../testing/mockScript.js";
+import { usageOf } from "./responseRecorder.js";
 import type { AuditLine } from "./sessionScenario.js";
 
 type Response = MockResponseInput & { items: MockItem[] };
@@ -44,15 +45,7 @@ export function responsesFromItems(lines: readonly AuditLine[]): { responses: Mo
         break;
       case "thread/tokenUsage/updated": {
         const last = params.tokenUsage?.last;
-        if (at.current && last) {
-          at.current.usage = {
-            input_tokens: last.inputTokens,
-            cached_tokens: last.cachedInputTokens,
-            output_tokens: last.outputTokens,
-            reasoning_tokens: last.reasoningOutputTokens,
-            total_tokens: last.totalTokens,
-          };
-        }
+        if (at.current && last) at.current.usage = usageOf(last);
         break;
       }
       case "turn/completed":

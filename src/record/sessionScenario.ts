@@ -63,6 +63,13 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
       step.save = { ...(step.save as object | undefined), [name]: where };
     }
   };
+  // A wait for the turns that ended since the last wait, if any did.
+  const waitForEndedTurns = () => {
+    const ended = sinceWait.lastIndexOf("turn/completed");
+    if (ended < 0) return;
+    steps.push(waitStep("turn/completed", sinceWait.slice(0, ended + 1).filter((method) => method === "turn/completed").length));
+    sinceWait = sinceWait.slice(ended + 1);
+  };
   for (const { dir, msg } of lines) {
     if (dir === "out") {
       if (msg.method !== undefined && msg.id !== undefined) serverRequests.set(msg.id, msg.method);
@@ -75,17 +82,11 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
       continue;
     }
     // The client acted: first, what it had waited for.
-    const ended = sinceWait.lastIndexOf("turn/completed");
-    if (ended >= 0) {
-      const count = sinceWait.slice(0, ended + 1).filter((method) => method === "turn/completed").length;
-      steps.push(count === 1 ? { waitFor: "turn/completed" } : { waitFor: "turn/completed", count });
-      sinceWait = sinceWait.slice(ended + 1);
-    }
+    waitForEndedTurns();
     if (msg.method === "turn/interrupt" && sinceWait.length > 0) {
       // Interrupted mid-stream: the replayed model streams as far and hangs; wait until it got there.
       const last = sinceWait[sinceWait.length - 1]!;
-      const count = sinceWait.filter((method) => method === last).length;
-      steps.push(count === 1 ? { waitFor: last } : { waitFor: last, count });
+      steps.push(waitStep(last, sinceWait.filter((method) => method === last).length));
       sinceWait = [];
     }
     if (msg.method !== undefined && msg.id !== undefined) {
@@ -101,8 +102,7 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
     }
   }
   // A session that ended while a turn ran still waits for what it saw of it.
-  const ended = sinceWait.lastIndexOf("turn/completed");
-  if (ended >= 0) steps.push({ waitFor: "turn/completed", count: sinceWait.slice(0, ended + 1).filter((method) => method === "turn/completed").length });
+  waitForEndedTurns();
   const initialized = lines.some(({ dir, msg }) => dir === "in" && msg.method === "initialize");
   return {
     name: sources.name,
@@ -116,4 +116,9 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
     answers: {},
     steps,
   };
+}
+
+/** A step that waits for `count` messages of `method` (the count left out when it is one). */
+function waitStep(method: string, count: number): Record<string, unknown> {
+  return count === 1 ? { waitFor: method } : { waitFor: method, count };
 }

@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { applyPatch, parsePatch, reversePatch } from "../vendor/diff.js";
+import { isInside } from "../workspace/roots.js";
 
 /** The largest file a scenario keeps; larger ones are left out (the scenario says which). */
 export const MAX_FILE_BYTES = 256 * 1024;
@@ -90,7 +91,7 @@ function completedItem(message: unknown): Record<string, any> | null {
 function readInside(file: string, root: string): string | null {
   try {
     const real = realpathSync(file);
-    if (relative(root, real) === null) return null;
+    if (!isInside(real, root)) return null;
     const stats = statSync(real);
     if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return null;
     const bytes = readFileSync(real);
@@ -104,7 +105,7 @@ function readInside(file: string, root: string): string | null {
 /** Whether `dir`, symlinks followed, is `root` or inside it. */
 function inside(dir: string, root: string): boolean {
   const real = realpathOrNull(dir);
-  return real !== null && (real === root || relative(root, real) !== null);
+  return real !== null && isInside(real, root);
 }
 
 function realpathOrNull(file: string): string | null {
@@ -115,8 +116,7 @@ function realpathOrNull(file: string): string | null {
   }
 }
 
-/** `file` relative to `workspace`, or null when it is outside it. */
+/** `file` relative to `workspace`, or null when it is the workspace itself or outside it. */
 function relative(workspace: string, file: string): string | null {
-  const name = path.relative(workspace, file);
-  return name && !name.startsWith("..") && !path.isAbsolute(name) ? name : null;
+  return file !== workspace && isInside(file, workspace) ? path.relative(workspace, file) : null;
 }

@@ -47,6 +47,19 @@ function sessionWorkspace(): string {
   return workspace;
 }
 
+/** Plays the session against a plain `app-server` (on-request, workspace-write) until it exits; `args` are its extra options. */
+async function playWithAppServer(options: { home?: string; args?: string[] }): Promise<{ workspace: string; threadId: string }> {
+  const mock = await startMockModel({ responses: RESPONSES });
+  mocks.push(mock);
+  const workspace = sessionWorkspace();
+  const args = [...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`, ...(options.args ?? [])];
+  const server = ServerProcess.start({ home: options.home, args: ["app-server", ...args], env: { RECORD_TEST_KEY: KEY }, cwd: workspace });
+  servers.push(server);
+  const threadId = await driveSession(server, workspace);
+  expect((await server.closeStdin()).code).toBe(0);
+  return { workspace, threadId };
+}
+
 /** `replay --check` of a scenario, offline: no mock, no key. */
 function replayCheck(scenarioFile: string) {
   return spawnSync(process.execPath, [CLI_PATH, "replay", scenarioFile, "--check"], { encoding: "utf8", timeout: 60_000, env: { ...process.env, RECORD_TEST_KEY: "" } });
@@ -99,15 +112,8 @@ describe("record", () => {
   }, 120_000);
 
   it("makes a scenario that replays from an audit log (--from-session-log), the model's responses rebuilt from the items", async () => {
-    const mock = await startMockModel({ responses: RESPONSES });
-    mocks.push(mock);
-    const workspace = sessionWorkspace();
     const logDir = tempDir("aas-record-log-");
-    const args = [...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`, "--session-log", logDir];
-    const server = ServerProcess.start({ args: ["app-server", ...args], env: { RECORD_TEST_KEY: KEY }, cwd: workspace });
-    servers.push(server);
-    await driveSession(server, workspace);
-    expect((await server.closeStdin()).code).toBe(0);
+    const { workspace } = await playWithAppServer({ args: ["--session-log", logDir] });
     // The session's changes are undone from the workspace as it is now, as record does at its end.
     const out = path.join(tempDir("aas-record-out-"), "from-log");
     const [log] = readdirSync(logDir);
@@ -130,15 +136,8 @@ describe("record", () => {
   }, 120_000);
 
   it("makes a scenario that replays from a stored thread (--from-thread), read without touching the home", async () => {
-    const mock = await startMockModel({ responses: RESPONSES });
-    mocks.push(mock);
-    const workspace = sessionWorkspace();
     const home = tempDir("aas-record-home-");
-    const args = [...providerArgs(mock.url, { envKey: "RECORD_TEST_KEY" }), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`];
-    const server = ServerProcess.start({ home, args: ["app-server", ...args], env: { RECORD_TEST_KEY: KEY }, cwd: workspace });
-    servers.push(server);
-    const threadId = await driveSession(server, workspace);
-    expect((await server.closeStdin()).code).toBe(0);
+    const { threadId } = await playWithAppServer({ home });
     const out = path.join(tempDir("aas-record-out-"), "from-thread");
     const env = { ...process.env, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home };
     const missing = spawnSync(process.execPath, [CLI_PATH, "record", "--from-thread", "no-such-thread", "--out", out], { encoding: "utf8", timeout: 60_000, env });
