@@ -5,15 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../src/runtime/logger.js";
 import { isJsonObject } from "../../src/runtime/jsonObject.js";
 import { ThreadRecord } from "../../src/threads/records.js";
-import { readThreadHistory } from "../../src/threads/threadFile.js";
+import { readThreadFile, readThreadHistory } from "../../src/threads/threadFile.js";
 import { ThreadHistory } from "../../src/threads/threadHistory.js";
 import { serializeSliced } from "../../src/transport/slicedJson.js";
 
 /**
- * Reading a thread file reads it in pieces and folds each record as it is parsed. That must leave
- * what a client sees unchanged: each file here is read by the new reader and by the reader as it
- * was before (kept below as the reference), and the history each gives must serialize to the same
- * bytes.
+ * Reading a thread file reads it in pieces, folds each record as it is parsed, and rebuilds turn
+ * and usage records without zod. That must leave what a client sees unchanged: each file here is
+ * read by the new reader and by the reader as it was before (kept below as the reference), and the
+ * history each gives must serialize to the same bytes.
  */
 const THREAD = "01a22035-90d1-7000-a710-35b79cd8ca42";
 const AT = 1_795_853_249_864;
@@ -232,5 +232,41 @@ describe("reading a thread file", () => {
     const { logger, warnings } = recordingLogger();
     await expect(readThreadHistory(file, logger)).rejects.toThrow("a thread file must start with a thread record");
     expect(warnings).toHaveLength(1);
+  });
+
+  it("rebuilds turn and usage records exactly as the schema does, and takes none it refuses", async () => {
+    const usage = { inputTokens: 10, cachedInputTokens: 1, outputTokens: 5, reasoningOutputTokens: 2, totalTokens: 15 };
+    const candidates: Array<Record<string, unknown>> = [
+      { type: "turnStarted", at: AT, turnId: "t" },
+      { turnId: "t", at: 0.5, type: "turnStarted", more: { x: 1 } },
+      { type: "turnStarted", at: "1", turnId: "t" },
+      { type: "turnStarted", at: AT },
+      ...["completed", "interrupted", "failed", "inProgress", "unknown"].flatMap((status) => [
+        { type: "turnCompleted", at: AT, turnId: "t", status, error: null },
+        { type: "turnCompleted", at: AT, turnId: "t", status },
+      ]),
+      { type: "turnCompleted", at: AT, turnId: "t", status: "failed", error: { message: "m" } },
+      { type: "turnCompleted", at: AT, turnId: "t", status: "failed", error: 3 },
+      { type: "usage", at: AT, turnId: "t", usage },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, cacheWriteInputTokens: 4, extra: 1 } },
+      { type: "usage", at: AT, turnId: "t", usage: { cacheWriteInputTokens: 0, ...usage } },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, totalTokens: -0 } },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, totalTokens: 2 ** 53 } },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, inputTokens: 1.5 } },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, outputTokens: "5" } },
+      { type: "usage", at: AT, turnId: "t", usage: { ...usage, reasoningOutputTokens: undefined } },
+      { type: "usage", at: AT, turnId: "t", usage: [1, 2] },
+      { type: "usage", at: AT, turnId: 5, usage },
+    ];
+    const file = writeThread("shapes.jsonl", candidates.map(line));
+    const got: string[] = [];
+    await readThreadFile(file, recordingLogger().logger, (record) => void got.push(JSON.stringify(record)));
+    const expected = candidates.flatMap((candidate) => {
+      const parsed = ThreadRecord.safeParse(JSON.parse(JSON.stringify(candidate)));
+      return parsed.success ? [JSON.stringify(parsed.data)] : [];
+    });
+    expect(got).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(8);
+    expect(expected.length).toBeLessThan(candidates.length);
   });
 });
