@@ -18,8 +18,7 @@ import { SANDBOX_MODES, sessionFromThread } from "./threadSession.js";
 import { recordedFiles } from "./workspaceFiles.js";
 import { outputPlace, writeOutput, type OutputPlace } from "./outputFiles.js";
 import { resolveHome } from "../config/home.js";
-import { readThreadFile } from "../threads/threadFile.js";
-import { ThreadHistory } from "../threads/threadHistory.js";
+import { readThreadHistory } from "../threads/threadFile.js";
 import { UsageError } from "../cli/usageError.js";
 
 /** The config keys a replay takes from the recorded server, so it offers the same tools and asks the same way. */
@@ -104,7 +103,7 @@ export async function recordFromThread(out: string, threadId: string, logger: Lo
     .flatMap((dir) => (readdirSync(path.join(home, dir), { recursive: true, encoding: "utf8" }) as string[]).map((name) => path.join(home, dir, name)))
     .find((name) => name.endsWith(`-${threadId}.jsonl`));
   if (!file) throw new UsageError(`no stored thread ${threadId} in ${home}`);
-  const history = await ThreadHistory.fromRecords((await readThreadFile(file, logger)).records);
+  const { history } = await readThreadHistory(file, logger);
   const { lines, config } = sessionFromThread(history);
   await writeRebuilt(out, lines, config, history.settings.cwd, logger);
 }
