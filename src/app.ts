@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type ModelTap, type Tool } from "./agent/index.js";
+import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type McpManagerOptions, type ModelTap, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -37,6 +37,8 @@ export interface BuildOptions extends AppServerOptions {
   readonly modelTap?: ModelTap | undefined;
   /** Deterministic mode: each command's output reaches clients as one delta, at its exit. */
   readonly steadyOutput?: boolean | undefined;
+  /** MCP servers answered from a recording (a replay's), beside the configured ones. */
+  readonly recordedMcp?: McpManagerOptions["recorded"];
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
@@ -77,6 +79,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     env: host.env,
     logger,
     onStatus: (update) => hub.toInitialized("mcpServer/startupStatus/updated", update),
+    recorded: options.recordedMcp,
   });
   const threads = new ThreadManager<ClientConnection>({
     store,

@@ -17,7 +17,7 @@ export { CommandSandbox, type SandboxTarget } from "./boundary/commandSandbox.js
 export { deniedActionApproval } from "./safety/deniedActionApproval.js";
 export { NEEDS_LOGIN } from "./mcp/mcpConnection.js";
 export { McpCredentialStore } from "./mcp/mcpCredentials.js";
-export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
+export { McpManager, type McpManagerOptions, type McpServerEntry } from "./mcp/mcpManager.js";
 export { mcpProgramPaths } from "./mcp/mcpPrograms.js";
 export { OAuthLoginError, startOAuthLogin, type OAuthLogin } from "./mcp/mcpOAuthLogin.js";
 export { listModels } from "./model/modelCatalog.js";

@@ -92,6 +92,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     ? await (await import("../testing/scriptedProvider.js")).startScriptedProvider(loaded.config, { file: options.script })
     : null;
   const config = scripted?.config ?? loaded.config;
+  // A replay's recorded MCP servers: answered from the file, none of them started.
+  const recordedMcp = config.scripted_mcp_script ? await (await import("../testing/recordedMcp.js")).loadRecordedMcp(config.scripted_mcp_script) : undefined;
   const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
   const clock = deterministic?.clock ?? systemClock;
   // One limit for both transports, so a client that works over stdio works over a socket.
@@ -116,6 +118,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     ].map((entry) => path.resolve(entry)),
     modelTap: options.recording?.modelTap,
     steadyOutput: deterministic !== null,
+    recordedMcp,
   });
   // Opt-in, for bench/stalls.mjs: the event-loop stalls this process sees, as a file of lines.
   const stallLog = process.env.AGENT_APP_SERVER_STALL_LOG;

@@ -108,6 +108,8 @@ export const Config = lazySchema(() => z.looseObject({
   scripted_model_script: z.string().optional(),
   /** Our key: a file where the scripted model counts the responses served, so a restart continues the script. */
   scripted_model_progress: z.string().optional(),
+  /** Our key: a JSON file of recorded MCP servers (a scenario's `mcpServers`), answered from the recording instead of started. */
+  scripted_mcp_script: z.string().optional(),
   /** Our key: unread output a WebSocket client may leave queued before it is disconnected (bytes, default 16 MiB). */
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: bytes read from all WebSocket clients together and not yet whole messages, before reading pauses (default 64 MiB). */

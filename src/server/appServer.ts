@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager } from "../agent/index.js";
+import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager, McpServerEntry } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
@@ -131,6 +131,11 @@ export class AppServer implements ConnectionHost {
     });
     const scheduler = new RequestScheduler(parts.admission, parts.activity);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
+  }
+
+  /** The configured MCP servers and where each is (`record` keeps the listings of those ready). */
+  mcpServers(): McpServerEntry[] {
+    return this.parts.mcp.servers();
   }
 
   /** Server → client requests in flight, across every connection. */

@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
+import { mcpArgs, mcpServerScript, stdioTable } from "../support/mcpCalcServer.js";
 import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
 
 const KEY = "sk-proj-RecordTestKey0123456789abcdefXYZ";
@@ -150,6 +151,44 @@ describe("record", () => {
     expect(scenario.files["notes.md"]).toBe("# Notes\nold line\n");
     expect(scenario.steps.filter((step: { answer?: string }) => step.answer).map((step: { result: unknown }) => step.result)).toEqual([{ decision: "decline" }]);
     expect(scenario.steps.map((step: { request?: string }) => step.request).filter(Boolean)).toEqual(["thread/start", "turn/start", "turn/start", "turn/start", "turn/interrupt"]);
+    const replay = replayCheck(`${out}.scenario.json`);
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("records what MCP servers answered (the model's calls, the client's own, resource reads), and the replay answers from that without them", async () => {
+    const mock = await startMockModel({
+      responses: [{ items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" }] }, { items: [{ type: "message", text: "It is 7." }] }],
+    });
+    mocks.push(mock);
+    const workspace = tempDir("aas-record-ws-");
+    const script = mcpServerScript();
+    const out = path.join(tempDir("aas-record-out-"), "mcp");
+    const server = ServerProcess.start({ args: ["record", "--out", out, ...providerArgs(mock.url), ...mcpArgs("calc", stdioTable(script))], cwd: workspace });
+    servers.push(server);
+    await server.initialize();
+    await server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "ready", "calc ready");
+    const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
+    expect((await server.request("mcpServer/tool/call", { threadId, server: "calc", tool: "add", arguments: { a: 1, b: 1 } })).result.content).toEqual([{ type: "text", text: "The sum is 2" }]);
+    expect((await server.request("mcpServer/resource/read", { threadId, server: "calc", uri: "memo://readme" })).result.contents[0].text).toBe("calc readme");
+    await server.request("mcpServerStatus/list", {});
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Add 2 and 5." }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
+    expect((await server.closeStdin(60_000)).code, server.stderr).toBe(0);
+
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    const calc = scenario.mcpServers.calc;
+    expect(calc.serverInfo).toMatchObject({ name: "calc", version: "1.2.3" });
+    expect(calc.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["add", "env", "slow"]);
+    expect(calc.calls).toEqual([
+      { tool: "add", arguments: { a: 1, b: 1 }, result: { content: [{ type: "text", text: "The sum is 2" }], isError: false } },
+      { tool: "add", arguments: { a: 2, b: 5 }, result: { content: [{ type: "text", text: "The sum is 7" }], isError: false } },
+    ]);
+    expect(calc.resources).toEqual([{ uri: "memo://readme", contents: [{ uri: "memo://readme", mimeType: "text/plain", text: "calc readme" }] }]);
+    // The replay starts no MCP server: with the script gone, the answers still come, from the recording.
+    rmSync(script);
+    const golden = readFileSync(`${out}.jsonl`, "utf8");
+    expect(golden).toContain('"text":"The sum is 7"');
+    expect(golden).toContain('"name":"calc","version":"1.2.3"');
     const replay = replayCheck(`${out}.scenario.json`);
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);

@@ -35,6 +35,11 @@ export interface McpManagerOptions {
   readonly onStatus: (update: McpServerStatusUpdatedNotification) => void;
   /** OAuth credentials of HTTP servers that logged in. */
   readonly credentials: McpCredentialStore;
+  /**
+   * Servers answered by a connection already made (a replay's recorded servers), by name: they
+   * stand beside the configured ones, over any of the same name, reloads included.
+   */
+  readonly recorded?: Readonly<Record<string, { readonly config: McpServerConfig; readonly connection: McpConnection }>>;
 }
 
 /**
@@ -47,7 +52,7 @@ export class McpManager {
   private readonly startups: Promise<void>[] = [];
 
   constructor(private readonly options: McpManagerOptions) {
-    for (const [name, config] of Object.entries(options.servers).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, config] of Object.entries(this.withRecorded(options.servers)).sort(([a], [b]) => a.localeCompare(b))) {
       this.entries.set(name, { name, config, state: config.enabled === false ? { status: "disabled" } : { status: "starting" } });
     }
   }
@@ -94,8 +99,9 @@ export class McpManager {
    * `config/mcpServer/reload`: the servers of the config as it is now. Servers that were removed
    * or changed are stopped; new and changed ones start; unchanged ones keep running untouched.
    */
-  async reload(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+  async reload(configured: Readonly<Record<string, McpServerConfig>>): Promise<void> {
     if (this.stopping.signal.aborted) return;
+    const servers = this.withRecorded(configured);
     const stops: Promise<void>[] = [];
     for (const [name, entry] of this.entries) {
       const next = servers[name];
@@ -138,7 +144,8 @@ export class McpManager {
     if (nameProblem) return this.fail(name, config, nameProblem);
     let connection: McpConnection;
     try {
-      connection = await connectMcpServer(name, config, {
+      const recorded = this.options.recorded?.[name];
+      connection = recorded ? recorded.connection : await connectMcpServer(name, config, {
         env: this.options.env,
         logger: this.options.logger,
         timeoutMs: (config.startup_timeout_sec ?? DEFAULT_STARTUP_TIMEOUT_SEC) * 1000,
@@ -159,6 +166,12 @@ export class McpManager {
     this.entries.set(name, { name, config, state: { status: "ready", connection, tools } });
     this.options.logger.info({ mcpServer: name, tools: connection.tools.length }, "MCP server ready");
     this.options.onStatus({ name, status: "ready" });
+  }
+
+  /** The configured servers with the recorded ones over them. */
+  private withRecorded(servers: Readonly<Record<string, McpServerConfig>>): Readonly<Record<string, McpServerConfig>> {
+    const recorded = Object.entries(this.options.recorded ?? {}).map(([name, { config }]) => [name, config] as const);
+    return recorded.length === 0 ? servers : { ...servers, ...Object.fromEntries(recorded) };
   }
 
   /** Whether `config` is still what server `name` runs with (a reload may have replaced or removed it). */
