@@ -12,7 +12,7 @@ type Response = MockResponseInput & { items: MockItem[] };
  * after each run of tool calls (commands and patches), messages with the deltas clients saw,
  * usage from `thread/tokenUsage/updated`. Commands become `exec_command` calls (escalated when
  * the client was asked to approve them), patches `apply_patch` calls rebuilt from their diffs, MCP
- * tool calls function calls of their qualified names.
+ * and client tool calls function calls of the names the model knows them by.
  * An interrupted turn's last response hangs. Items no scripted call can make are left out and named.
  */
 export function responsesFromItems(lines: readonly AuditLine[]): { responses: MockResponseInput[]; omitted: string[] } {
@@ -62,6 +62,7 @@ export function responsesFromItems(lines: readonly AuditLine[]): { responses: Mo
           push({ type: "exec", cmd: scriptOf(item.command), callId: item.id, ...(approved.has(item.id) ? { sandbox_permissions: "require_escalated" } : {}) }, true);
         } else if (item.type === "fileChange") push({ type: "apply_patch", patch: patchOf(item.changes ?? []), callId: item.id }, true);
         else if (item.type === "mcpToolCall") push({ type: "function_call", name: qualifiedToolName(item.server, item.tool), arguments: item.arguments ?? {}, callId: item.id }, true);
+        else if (item.type === "dynamicToolCall") push({ type: "function_call", name: item.namespace ? `${item.namespace}__${item.tool}` : item.tool, arguments: item.arguments ?? {}, callId: item.id }, true);
         else if (item.type !== "userMessage" && item.type !== "commandExecution") omitted.add(item.type);
         break;
       }

@@ -193,6 +193,53 @@ describe("record", () => {
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);
 
+  it("rebuilds MCP and client tool calls from an audit log and from a stored thread: the replays answer them as the session was answered", async () => {
+    const lookup = { type: "function", name: "lookup_ticket", description: "Looks a ticket up.", inputSchema: { type: "object", properties: { id: { type: "string" } } } };
+    const mock = await startMockModel({
+      responses: [
+        {
+          items: [
+            { type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" },
+            { type: "function_call", name: "lookup_ticket", arguments: { id: "T-7" }, callId: "call_lookup" },
+          ],
+        },
+        { items: [{ type: "message", text: "7, and T-7 is on fire." }] },
+      ],
+    });
+    mocks.push(mock);
+    const home = tempDir("aas-record-home-");
+    const logDir = tempDir("aas-record-log-");
+    const workspace = tempDir("aas-record-ws-");
+    const script = mcpServerScript();
+    const args = ["app-server", "--session-log", logDir, ...providerArgs(mock.url), ...mcpArgs("calc", stdioTable(script))];
+    const server = ServerProcess.start({ home, args, cwd: workspace });
+    servers.push(server);
+    server.onRequest("item/tool/call", () => ({ contentItems: [{ type: "inputText", text: "T-7: printer on fire" }], success: true }));
+    await server.initialize({ experimentalApi: true });
+    await server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "ready", "calc ready");
+    const threadId = (await server.request("thread/start", { cwd: workspace, dynamicTools: [lookup] })).result.thread.id;
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Add, then look T-7 up." }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
+    expect((await server.closeStdin()).code).toBe(0);
+    rmSync(script);
+
+    const env = { ...process.env, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home };
+    const [log] = readdirSync(logDir);
+    for (const [name, from] of [["from-log", ["--from-session-log", path.join(logDir, log!)]], ["from-thread", ["--from-thread", threadId]]] as const) {
+      const out = path.join(tempDir("aas-record-out-"), name);
+      const convert = spawnSync(process.execPath, [CLI_PATH, "record", ...from, "--out", out], { encoding: "utf8", timeout: 60_000, cwd: workspace, env });
+      expect(convert.status, convert.stderr).toBe(0);
+      const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+      expect(scenario.model[0].items.map((item: { name: string }) => item.name)).toEqual(["mcp__calc__add", "lookup_ticket"]);
+      expect(scenario.mcpServers.calc.calls).toEqual([{ tool: "add", arguments: { a: 2, b: 5 }, result: { content: [{ type: "text", text: "The sum is 7" }], isError: false } }]);
+      expect(scenario.steps.find((step: { answer?: string }) => step.answer === "item/tool/call").result).toEqual({ contentItems: [{ type: "inputText", text: "T-7: printer on fire" }], success: true });
+      const golden = readFileSync(`${out}.jsonl`, "utf8");
+      for (const text of ['"text":"The sum is 7"', '"text":"T-7: printer on fire"', '"status":"completed"']) expect(golden, name).toContain(text);
+      const replay = replayCheck(`${out}.scenario.json`);
+      expect(replay.status, replay.stderr).toBe(0);
+    }
+  }, 120_000);
+
   it("records over WebSocket too, writing the files on SIGINT", async () => {
     const mock = await startMockModel({ responses: [{ items: [{ type: "message", deltas: ["Over ", "the socket."] }] }] });
     mocks.push(mock);
