@@ -240,15 +240,20 @@ describe("record", () => {
     }
   }, 120_000);
 
-  it("records over WebSocket too, writing the files on SIGINT", async () => {
+  it.each([
+    ["WebSocket", "ws"],
+    ["a Unix socket", "unix"],
+  ] as const)("records over %s too, writing the files on SIGINT", async (_name, kind) => {
     const mock = await startMockModel({ responses: [{ items: [{ type: "message", deltas: ["Over ", "the socket."] }] }] });
     mocks.push(mock);
     const workspace = tempDir("aas-record-ws-");
     const out = path.join(tempDir("aas-record-out-"), "socket");
-    const server = ServerProcess.start({ args: ["record", "--out", out, "--listen", "ws://127.0.0.1:0", ...providerArgs(mock.url)], protocol: false, cwd: workspace });
+    const socket = path.join(tempDir("aas-record-sock-"), "s.sock");
+    const listen = kind === "ws" ? "ws://127.0.0.1:0" : `unix://${socket}`;
+    const server = ServerProcess.start({ args: ["record", "--out", out, "--listen", listen, ...providerArgs(mock.url)], protocol: false, cwd: workspace });
     servers.push(server);
-    await server.waitForStderr("listening on ws://");
-    const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+    await server.waitForStderr(`listening on ${kind}://`);
+    const url = kind === "ws" ? /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]! : `ws+unix://${socket}:/`;
     const client = await AppServerClient.connect(url);
     const thread = await client.startThread({ cwd: workspace });
     expect(await AppServerClient.collectText(client.runTurn(thread.thread.id, "Say it over the socket."))).toBe("Over the socket.");
