@@ -61,9 +61,12 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     changes,
     status,
   });
+  const { sandbox } = context.environment;
+  const roots = sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   let planned: PlannedChange[];
   try {
-    planned = await planPatch(parsePatch(patch), cwd);
+    // Sandboxed, a patch reads no more than its commands could: not the server's own files.
+    planned = await planPatch(parsePatch(patch), cwd, roots === null ? [] : sandbox.masked());
   } catch (error) {
     await context.emit({ type: "itemStarted", item: item([], "inProgress") });
     await context.emit({ type: "itemCompleted", item: item([], "failed") });
@@ -72,7 +75,6 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   const changes = planned.map(toWireChange);
   await context.emit({ type: "itemStarted", item: item(changes, "inProgress") });
 
-  const roots = context.environment.sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   const targets = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path]));
   const outside = await pathsOutsideWritableRoots(targets, roots);
   const touched = targets.map((file) => path.relative(context.cwd, file));
