@@ -38,7 +38,7 @@ Usage (Codex's grammar: global options may come before the subcommand):
                                                play scenarios; print their transcripts, check them against
                                                the .jsonl next to each, or rewrite those
   agent-app-server demo [--live]               a short session with a demo client (scripted model; --live: the configured one)
-  agent-app-server record --out DIR/NAME [options]
+  agent-app-server record --out DIR/NAME [options] [-- options]
                                                serve as app-server does; when the client leaves (or on SIGINT)
                                                write DIR/NAME.scenario.json and its golden DIR/NAME.jsonl
   agent-app-server record --from-session-log FILE --out DIR/NAME
@@ -328,12 +328,15 @@ function parseRecord(args: string[], serve: ServeFlags): CliCommand {
   let out: string | null = null;
   let fromSessionLog: string | null = null;
   let fromThread: string | null = null;
+  // After `--`, only the server's options: `record --out x -- -c model="o3"`.
+  let serverOnly = false;
   while (args.length > 0) {
     const arg = args.shift()!;
     const [flag, inline] = splitFlag(arg);
-    if (flag === "--out") out = inline ?? takeValue(args, flag);
-    else if (flag === "--from-session-log") fromSessionLog = inline ?? takeValue(args, flag);
-    else if (flag === "--from-thread") fromThread = inline ?? takeValue(args, flag);
+    if (arg === "--" && !serverOnly) serverOnly = true;
+    else if (flag === "--out" && !serverOnly) out = inline ?? takeValue(args, flag);
+    else if (flag === "--from-session-log" && !serverOnly) fromSessionLog = inline ?? takeValue(args, flag);
+    else if (flag === "--from-thread" && !serverOnly) fromThread = inline ?? takeValue(args, flag);
     else if (!arg.startsWith("-") || !serve.take(flag, inline, args)) throw new UsageError(`unknown argument to record: ${arg}`);
   }
   if (out === null) throw new UsageError("record needs --out DIR/NAME (it writes DIR/NAME.scenario.json and DIR/NAME.jsonl)");
