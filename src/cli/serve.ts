@@ -54,6 +54,8 @@ export interface ServeOptions {
   /** Refuse a config.toml key that neither Codex nor this server knows. */
   readonly strictConfig: boolean;
   readonly logger: Logger;
+  /** What stdio speaks: the Codex app-server protocol (default), or ACP (`agent-app-server acp`). */
+  readonly face?: "codex" | "acp";
   /** For `record`: wraps each turn's model client, and runs once serving ended, before the process exits. */
   readonly recording?: Recording | undefined;
 }
@@ -152,6 +154,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 
+  if (options.listen.kind === "stdio" && options.face === "acp") {
+    const { serveAcp } = await import("../acp/acpFace.js");
+    options.logger.info({ home, pid: process.pid }, "serving ACP on stdio");
+    void serveAcp(server, process.stdin, process.stdout, options.logger).then(
+      () => stop("stdin closed"),
+      (error: unknown) => {
+        options.logger.error({ err: error }, "the ACP connection failed");
+        stop("ACP connection failed");
+      },
+    );
+    return;
+  }
   if (options.listen.kind === "stdio") {
     const connection = server.connect(process.stdin, process.stdout);
     options.logger.info({ home, pid: process.pid }, "serving on stdio");
