@@ -1,8 +1,8 @@
 import type { AppServerClient, ServerEvent } from "../client/index.js";
-import type { CommandExecutionRequestApprovalParams, FileChangeRequestApprovalParams, SandboxPolicy, Turn } from "../protocol/index.js";
+import type { CommandExecutionApprovalDecision, CommandExecutionRequestApprovalParams, FileChangeRequestApprovalParams, SandboxPolicy, Turn } from "../protocol/index.js";
 import type { ContentBlock, PlanEntry, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, StopReason } from "../vendor/acp.js";
 import { findMode, type ModePreset } from "./modes.js";
-import { commandPermissionCall, decisionOf, permissionOptions, type Decision } from "./permissions.js";
+import { commandPermissionCall, permission, type Decision } from "./permissions.js";
 import { promptInput } from "./promptInput.js";
 import { outputContent, toolCallDone, toolCallOf } from "./toolCalls.js";
 import { historyUpdates } from "./historyUpdates.js";
@@ -135,13 +135,15 @@ export class AcpSession {
   }
 
   /** Asks the editor about a command. */
-  askCommand(params: CommandExecutionRequestApprovalParams): Promise<Decision> {
-    return this.ask({ toolCall: commandPermissionCall(params), options: permissionOptions(params) });
+  askCommand(params: CommandExecutionRequestApprovalParams): Promise<CommandExecutionApprovalDecision> {
+    const { options, decisionOf } = permission(params);
+    return this.ask({ toolCall: commandPermissionCall(params), options }, decisionOf);
   }
 
   /** Asks the editor about a patch (its tool call, with the diff, is already shown). */
-  askFileChange(params: FileChangeRequestApprovalParams): Promise<Decision> {
-    return this.ask({ toolCall: { toolCallId: params.itemId, status: "pending" }, options: permissionOptions() });
+  async askFileChange(params: FileChangeRequestApprovalParams): Promise<Decision> {
+    const { options, decisionOf } = permission();
+    return (await this.ask({ toolCall: { toolCallId: params.itemId, status: "pending" }, options }, decisionOf)) as Decision;
   }
 
   /** Turns one of the thread's notifications into what the editor is told. */
@@ -201,13 +203,16 @@ export class AcpSession {
     }
   }
 
-  private async ask(request: Omit<RequestPermissionRequest, "sessionId">): Promise<Decision> {
+  private async ask(
+    request: Omit<RequestPermissionRequest, "sessionId">,
+    decisionOf: (response: RequestPermissionResponse) => CommandExecutionApprovalDecision,
+  ): Promise<CommandExecutionApprovalDecision> {
     const cancelled = this.turn?.cancelled.signal;
     if (cancelled?.aborted) return "cancel";
     const answer = this.channel.askPermission(request).then(decisionOf);
     if (!cancelled) return answer;
     // A cancelled prompt answers its questions itself: the editor may never.
-    return Promise.race([answer, new Promise<Decision>((resolve) => cancelled.addEventListener("abort", () => resolve("cancel"), { once: true }))]);
+    return Promise.race([answer, new Promise<"cancel">((resolve) => cancelled.addEventListener("abort", () => resolve("cancel"), { once: true }))]);
   }
 }
 

@@ -1,32 +1,48 @@
-import type { CommandExecutionRequestApprovalParams } from "../protocol/index.js";
+import type { CommandExecutionApprovalDecision, CommandExecutionRequestApprovalParams } from "../protocol/index.js";
 import type { PermissionOption, RequestPermissionResponse, ToolCallUpdate } from "../vendor/acp.js";
 
 /** A decision both approval requests take. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel";
 
-/**
- * The choices an approval offers an editor: once, for the rest of the session (our approval
- * memory: the same command, or any patch to the same files), or no. Ids as codex-acp names them,
- * so an editor that remembers a choice by id remembers ours too.
- */
-const OPTIONS: ReadonlyArray<PermissionOption & { readonly decision: Decision }> = [
-  { optionId: "approved", name: "Yes", kind: "allow_once", decision: "accept" },
-  { optionId: "approved-for-session", name: "Yes, and don't ask again this session", kind: "allow_always", decision: "acceptForSession" },
-  { optionId: "denied", name: "No, continue without it", kind: "reject_once", decision: "decline" },
-  { optionId: "abort", name: "No, and stop the turn", kind: "reject_once", decision: "cancel" },
-];
-
-/** An approval's options for `session/request_permission`; a command's follow the decisions it offers. */
-export function permissionOptions(params?: Pick<CommandExecutionRequestApprovalParams, "availableDecisions">): PermissionOption[] {
-  const offered = params?.availableDecisions;
-  return OPTIONS.filter((option) => !offered || offered.includes(option.decision)).map(({ optionId, name, kind }) => ({ optionId, name, kind }));
+/** An option and the decision it stands for. */
+interface Choice extends PermissionOption {
+  readonly decision: CommandExecutionApprovalDecision;
 }
 
-/** The decision an editor's answer stands for: a cancelled request (the prompt was cancelled) cancels. */
-export function decisionOf(response: RequestPermissionResponse): Decision {
-  if (response.outcome.outcome !== "selected") return "cancel";
-  const { optionId } = response.outcome;
-  return OPTIONS.find((option) => option.optionId === optionId)?.decision ?? "cancel";
+/**
+ * The choices an approval offers an editor: once; always, which is a rule (the command prefix the
+ * server proposes, saved as an approval rule) or else our approval memory for the session (the
+ * same command, or any patch to the same files); no; and no and stop the turn. Ids as codex-acp
+ * names them, so an editor that remembers a choice by id remembers ours too.
+ */
+function choices(amendment: readonly string[] | null | undefined): Choice[] {
+  const always: Choice = amendment?.length
+    ? {
+        optionId: "approved-execpolicy-amendment",
+        name: `Yes, and don't ask again for commands that start with \`${amendment.join(" ")}\``,
+        kind: "allow_always",
+        decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: [...amendment] } },
+      }
+    : { optionId: "approved-for-session", name: "Yes, and don't ask again this session", kind: "allow_always", decision: "acceptForSession" };
+  return [
+    { optionId: "approved", name: "Yes", kind: "allow_once", decision: "accept" },
+    always,
+    { optionId: "denied", name: "No, continue without it", kind: "reject_once", decision: "decline" },
+    { optionId: "abort", name: "No, and stop the turn", kind: "reject_once", decision: "cancel" },
+  ];
+}
+
+/** An approval's options for `session/request_permission`, and how to read the editor's answer. */
+export function permission(params?: Pick<CommandExecutionRequestApprovalParams, "proposedExecpolicyAmendment">): {
+  readonly options: PermissionOption[];
+  readonly decisionOf: (response: RequestPermissionResponse) => CommandExecutionApprovalDecision;
+} {
+  const offered = choices(params?.proposedExecpolicyAmendment);
+  return {
+    options: offered.map(({ optionId, name, kind }) => ({ optionId, name, kind })),
+    // A cancelled request (the prompt was cancelled) or an option we never offered cancels.
+    decisionOf: (response) => (response.outcome.outcome === "selected" ? offered.find((option) => option.optionId === (response.outcome as { optionId: string }).optionId)?.decision : undefined) ?? "cancel",
+  };
 }
 
 /** A command approval's tool call, as the editor shows it while it asks. */
@@ -40,4 +56,3 @@ export function commandPermissionCall(params: CommandExecutionRequestApprovalPar
     rawInput: { command, cwd: params.cwd ?? null, reason: params.reason ?? null },
   };
 }
-

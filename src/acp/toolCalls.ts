@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ThreadItem } from "../protocol/index.js";
 import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from "../vendor/acp.js";
 
@@ -74,7 +75,8 @@ function commandShape(item: CommandItem): { title: string; kind: ToolKind; locat
     if (action.type === "search") return action.query ? `Search ${action.query}${action.path ? ` in ${action.path}` : ""}` : `Search ${action.command}`;
     return action.command;
   });
-  const locations = actions.flatMap((action) => (action.type === "read" ? [{ path: action.path }] : []));
+  // ACP's paths are absolute; an action's is as the command wrote it, from where it ran.
+  const locations = actions.flatMap((action) => (action.type === "read" ? [{ path: path.resolve(item.cwd, action.path) }] : []));
   return { title: titles.join(", "), kind: actions.every((action) => action.type === "read") ? "read" : "search", ...(locations.length > 0 ? { locations } : {}) };
 }
 

@@ -49,4 +49,101 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
     expect(await agent.close()).toBe(0);
   });
+
+  it("asks permission for commands (allowed once, rejected) and shows a patch as diffs, with kinds and locations", async () => {
+    const answers = ["approved", "denied", "approved"];
+    const asked: acp.RequestPermissionRequest[] = [];
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "exec", cmd: "touch approved.txt && echo made", callId: "call_ok", sandbox_permissions: "require_escalated", justification: "Make it" }] },
+        { items: [{ type: "exec", cmd: "touch declined.txt", callId: "call_no", sandbox_permissions: "require_escalated", justification: "Make another" }] },
+        { items: [{ type: "exec", cmd: "cat notes.md", callId: "call_read" }] },
+        { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      {
+        args: ["-c", `approval_policy="on-request"`, "-c", `sandbox_mode="read-only"`],
+        handlers: {
+          permission: (request) => {
+            asked.push(request);
+            return { outcome: { outcome: "selected", optionId: answers.shift()! } };
+          },
+        },
+      },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    const result = await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Make the files, read and patch the notes." }] });
+    expect(result.stopReason).toBe("end_turn");
+    // Two commands asked, then the patch (read-only: a write is asked).
+    expect(asked.map((request) => request.toolCall.toolCallId)).toEqual(["call_ok", "call_no", "call_patch"]);
+    expect(asked[0]!.toolCall).toMatchObject({ kind: "execute", status: "pending" });
+    expect(asked[0]!.options.map((option) => option.kind)).toEqual(expect.arrayContaining(["allow_once", "allow_always", "reject_once"]));
+    const calls = updatesOf(agent, "tool_call") as Array<acp.ToolCall & { sessionUpdate: string }>;
+    const byId = (id: string) => calls.find((call) => call.toolCallId === id)!;
+    expect(byId("call_read")).toMatchObject({ kind: "read", title: "Read notes.md", locations: [{ path: path.join(workspace, "notes.md") }] });
+    expect(byId("call_patch")).toMatchObject({ kind: "edit", locations: [{ path: path.join(workspace, "notes.md") }] });
+    const ends = updatesOf(agent, "tool_call_update") as Array<acp.ToolCallUpdate & { sessionUpdate: string }>;
+    const endOf = (id: string) => ends.filter((update) => update.toolCallId === id && update.status).at(-1)!;
+    expect(endOf("call_ok").status).toBe("completed");
+    expect(endOf("call_no").status).toBe("failed");
+    expect(JSON.stringify(endOf("call_ok").content)).toContain("made");
+    expect(endOf("call_patch")).toMatchObject({ status: "completed", content: [{ type: "diff", path: path.join(workspace, "notes.md"), oldText: "# Notes\nold line", newText: "# Notes\nnew line" }] });
+    expect(readFileSync(path.join(workspace, "notes.md"), "utf8")).toBe("# Notes\nnew line\n");
+    expect(agent.invalid).toEqual([]);
+  });
+
+  it("cancels a running prompt (its question answered cancelled), then loads the session with its history", async () => {
+    const home = tempDir("aas-acp-home-");
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "message", deltas: ["First ", "answer."] }] },
+        { items: [{ type: "message", deltas: ["Working"] }], hang: true },
+      ],
+      { home },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "First question" }] });
+    const second = agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Second question" }] });
+    await waitFor(() => textOf(agent, "agent_message_chunk").endsWith("Working"));
+    await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await second).stopReason).toBe("cancelled");
+    expect(await agent.close()).toBe(0);
+
+    // Another editor process, the same home: the session loads with what was said.
+    const again = startAcp([], { cwd: workspace, home });
+    await again.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    const listed = await again.agent.request(acp.methods.agent.session.list, {});
+    expect(listed.sessions.map((entry) => entry.sessionId)).toContain(sessionId);
+    const loaded = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBeDefined();
+    expect(textOf(again, "user_message_chunk")).toBe("First questionSecond question");
+    expect(textOf(again, "agent_message_chunk")).toBe("First answer.Working");
+    expect(again.invalid).toEqual([]);
+    await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: "no-such-session", cwd: workspace, mcpServers: [] })).rejects.toThrow();
+  });
+
+  it("switches the approval preset and the model for the next prompt", async () => {
+    const { agent, workspace, mock } = await editorSession([
+      { items: [{ type: "exec", cmd: "touch written.txt", callId: "call_write" }] },
+      { items: [{ type: "message", text: "Written." }] },
+    ]);
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "full-access" });
+    const options = await agent.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "gpt-5.4" });
+    expect(options.configOptions.find((option) => option.id === "model")).toMatchObject({ currentValue: "gpt-5.4" });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Write it." }] });
+    expect(mock.requests[0]!.body.model).toBe("gpt-5.4");
+    // Full access: no question, and the write lands.
+    expect(readFileSync(path.join(workspace, "written.txt"), "utf8")).toBe("");
+    await expect(agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toThrow();
+    expect(agent.invalid).toEqual([]);
+  });
 });
+
+/** Waits (polling every 10 ms, at most 10 s) until `ready` holds. */
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (const started = Date.now(); !ready(); ) {
+    if (Date.now() - started > 10_000) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
