@@ -65,7 +65,10 @@ export function buildAppServer(options: BuildOptions): AppServer {
   const activity = new Activity();
   // Masks the home and the server's other paths (its listeners' sockets and token files) in every
   // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
-  const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () => mcpProgramPaths(configStore.current.mcp_servers ?? {}, host.cwd, host.env.HOME));
+  // The servers running, not the config's: an ACP session adds its own (and `mcp` is built below, before any command runs).
+  const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () =>
+    mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env.HOME),
+  );
   // A slow or failing profile: logged, and a configWarning to clients once.
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details), {
     warnWhenSlow: options.timingWarnings !== false,

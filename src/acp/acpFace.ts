@@ -8,6 +8,7 @@ import { AcpSession, TurnFailed } from "./acpSession.js";
 import { authMethods, checkAuthenticated } from "./acpAuth.js";
 import { configOptions, modeOf, modeState } from "./modes.js";
 import { availableCommands } from "./slashCommands.js";
+import { mcpServerConfigs } from "./mcpServers.js";
 
 /** Sessions listed per page, as codex-acp lists them. */
 const SESSIONS_PER_PAGE = 25;
@@ -89,12 +90,14 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       return {};
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
+      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
       const started = await client.request("thread/start", { cwd: params.cwd });
       const session = open(started.thread.id, modeOf(started.approvalPolicy, started.sandbox.type), started.model);
       announce(session.id);
       return { sessionId: session.id, ...(await settings(session)) };
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
+      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
       const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd }).catch(() => {
         throw RequestError.resourceNotFound(params.sessionId);
       });

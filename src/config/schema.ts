@@ -44,6 +44,8 @@ export const McpServerConfig = lazySchema(() => z.looseObject({
   cwd: z.string().optional(),
   url: z.string().optional(),
   bearer_token_env_var: z.string().optional(),
+  /** Headers sent with every request to an HTTP server. */
+  http_headers: z.record(z.string(), z.string()).optional(),
   enabled: z.boolean().optional(),
   startup_timeout_sec: z.number().positive().optional(),
   tool_timeout_sec: z.number().positive().optional(),

@@ -4,6 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { startAcp, stopAcpAgents, type AcpAgent, type EditorHandlers } from "../support/acpClient.js";
+import { mcpServerScript } from "../support/mcpCalcServer.js";
 import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 
 afterEach(stopAcpAgents);
@@ -120,6 +121,23 @@ describe("agent-app-server acp", () => {
     expect(textOf(again, "agent_message_chunk")).toBe("First answer.Working");
     expect(again.invalid).toEqual([]);
     await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: "no-such-session", cwd: workspace, mcpServers: [] })).rejects.toThrow();
+  });
+
+  it("starts the MCP servers a session names, and shows their tool calls", async () => {
+    const { agent, workspace } = await editorSession([
+      { items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" }] },
+      { items: [{ type: "message", text: "Seven." }] },
+    ]);
+    const script = mcpServerScript();
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: workspace,
+      mcpServers: [{ name: "calc", command: process.execPath, args: [script], env: [{ name: "CALC_MODE", value: "test" }] }],
+    });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Add 2 and 5." }] });
+    expect(updatesOf(agent, "tool_call")).toEqual([expect.objectContaining({ toolCallId: "call_add", title: "Tool: calc/add", rawInput: { a: 2, b: 5 } })]);
+    const end = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_add");
+    expect(end).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "The sum is 7" } }] });
+    expect(agent.invalid).toEqual([]);
   });
 
   it("switches the approval preset and the model for the next prompt", async () => {

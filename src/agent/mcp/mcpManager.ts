@@ -119,6 +119,18 @@ export class McpManager {
     }
   }
 
+  /**
+   * Starts servers besides the configured ones (an ACP session's), each unless one of that name
+   * runs already with the same config (a changed one restarts with the new), and resolves once
+   * every start has ended, ready or failed (each bounded by its startup timeout): the session's
+   * first prompt then has their tools.
+   */
+  async add(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    const current = Object.fromEntries(this.servers().map((entry) => [entry.name, entry.config]));
+    await this.reload({ ...current, ...servers });
+    await Promise.all(this.startups);
+  }
+
   /** Starts server `name` again with its current config (after an OAuth login); a disabled one stays off. */
   async restart(name: string): Promise<void> {
     const entry = this.entries.get(name);
