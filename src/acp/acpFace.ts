@@ -28,6 +28,7 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
   const sessions = new Map<string, AcpSession>();
   const queues = new Map<string, Promise<void>>();
   let editor: AgentContext | undefined;
+  let editorFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
   let models: Array<{ id: string; name: string; description?: string }> | undefined;
 
   // Each session's notifications reach the editor in order, one after another.
@@ -52,6 +53,13 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       askPermission: (request) => editor!.request(methods.client.session.requestPermission, { sessionId, ...request }),
     });
     sessions.set(sessionId, session);
+    // The reason editors speak ACP: the agent's patches see their unsaved buffers, and show their changes in them.
+    if (editorFs.readTextFile) {
+      server.threads.useEditorFiles(sessionId, {
+        read: (path) => editor!.request(methods.client.fs.readTextFile, { sessionId, path }).then((file) => file.content, () => null),
+        write: editorFs.writeTextFile ? async (path, content) => void (await editor!.request(methods.client.fs.writeTextFile, { sessionId, path, content })) : undefined,
+      });
+    }
     return session;
   };
   const known = async () => (models ??= (await client.request("model/list", {})).data.map((model) => ({ id: model.model, name: model.displayName, description: model.description })));
@@ -71,8 +79,9 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     setImmediate(() => void enqueue(sessionId, () => editor!.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands() } })));
 
   const app = agent({ name: "agent-app-server" })
-    .onRequest(methods.agent.initialize, ({ client: context }) => {
+    .onRequest(methods.agent.initialize, ({ params, client: context }) => {
       editor = context;
+      editorFs = params.clientCapabilities?.fs ?? {};
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {

@@ -38,7 +38,7 @@ export {
   type SettingsRequest,
 } from "./settings.js";
 export { builtInTools } from "./tools/builtInTools.js";
-export { ToolRegistry, type Tool } from "./tools/tool.js";
+export { ToolRegistry, type EditorFiles, type Tool } from "./tools/tool.js";
 export type { TurnEvent, TurnNotification } from "./turnEvents.js";
 export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";

@@ -140,6 +140,47 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("patches a file as the editor has it (an unsaved buffer, read through fs), and gives the editor the new text", async () => {
+    const reads: string[] = [];
+    const writes: acp.WriteTextFileRequest[] = [];
+    const outside = path.join(tempDir("aas-acp-outside-"), "kept.txt");
+    writeFileSync(outside, "kept\n");
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-unsaved line\n+patched line\n*** End Patch\n" }] },
+        { items: [{ type: "apply_patch", callId: "call_outside", patch: `*** Begin Patch\n*** Update File: ${outside}\n@@\n-kept\n+changed\n*** End Patch\n` }] },
+        { items: [{ type: "message", text: "Patched." }] },
+      ],
+      {
+        // Temp directories are writable roots unless excluded; the outside file is in one.
+        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"],
+        handlers: {
+          readTextFile: (request) => {
+            reads.push(request.path);
+            return { content: readFileSync(request.path, "utf8").replace("old line", "unsaved line") };
+          },
+          writeTextFile: (request) => {
+            writes.push(request);
+            return {};
+          },
+        },
+      },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch the line I am editing." }] });
+    const notes = path.join(workspace, "notes.md");
+    expect(reads).toEqual([notes, outside]);
+    const end = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_patch" && update.status);
+    expect(end).toMatchObject({ status: "completed", content: [{ type: "diff", oldText: "# Notes\nunsaved line", newText: "# Notes\npatched line" }] });
+    // Written within the sandbox's rules, then shown in the editor.
+    expect(readFileSync(notes, "utf8")).toBe("# Notes\npatched line\n");
+    expect(writes).toEqual([{ sessionId, path: notes, content: "# Notes\npatched line\n" }]);
+    // Outside the writable roots (and never asked): refused on disk, so never given to the editor either.
+    expect(readFileSync(outside, "utf8")).toBe("kept\n");
+    expect((updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_outside" && update.status)?.status).toBe("failed");
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("switches the approval preset and the model for the next prompt", async () => {
     const { agent, workspace, mock } = await editorSession([
       { items: [{ type: "exec", cmd: "touch written.txt", callId: "call_write" }] },

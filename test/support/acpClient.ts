@@ -39,6 +39,7 @@ export interface AcpAgent {
 export interface EditorHandlers {
   readonly permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
   readonly readTextFile?: (request: acp.ReadTextFileRequest) => acp.ReadTextFileResponse;
+  readonly writeTextFile?: (request: acp.WriteTextFileRequest) => acp.WriteTextFileResponse;
 }
 
 const running: AcpAgent[] = [];
@@ -87,6 +88,10 @@ export function startAcp(args: readonly string[], options: { home?: string; cwd?
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       if (!handlers.readTextFile) throw acp.RequestError.methodNotFound("fs/read_text_file");
       return handlers.readTextFile(params);
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      if (!handlers.writeTextFile) throw acp.RequestError.methodNotFound("fs/write_text_file");
+      return handlers.writeTextFile(params);
     });
   const connection = client.connect(acp.ndJsonStream(Writable.toWeb(toAgent) as WritableStream<Uint8Array>, Readable.toWeb(tap) as ReadableStream<Uint8Array>));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
 import type { WritableRoots } from "../../workspace/roots.js";
+import type { EditorFiles } from "../tools/tool.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
 
@@ -30,9 +31,10 @@ export class PatchApplyError extends Error {
  * Resolves every path and computes every new content; nothing is written, so a bad patch changes
  * nothing. Files are read wherever they are (as the read-only sandbox allows) but only regular
  * files (a FIFO or device would block or never end), and none inside `hidden`: the paths a sandbox
- * masks, whose text a patch's diff would otherwise show.
+ * masks, whose text a patch's diff would otherwise show. With an `editor`, a file that passes
+ * those checks is patched as the editor has it (an unsaved buffer).
  */
-export async function planPatch(operations: readonly PatchOperation[], cwd: string, hidden: readonly string[] = []): Promise<PlannedChange[]> {
+export async function planPatch(operations: readonly PatchOperation[], cwd: string, hidden: readonly string[] = [], editor?: EditorFiles): Promise<PlannedChange[]> {
   const reader = await ConfinedFs.create(hidden.length === 0 ? null : { roots: ["/"], protectedPaths: [], hiddenPaths: hidden });
   const planned: PlannedChange[] = [];
   for (const operation of operations) {
@@ -41,7 +43,8 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
       planned.push({ kind: "add", path: file, movePath: null, before: null, after: operation.content, diff: operation.content });
       continue;
     }
-    const before = await readPatched(reader, file, operation.type === "delete" ? "cannot delete" : "cannot update");
+    const onDisk = await readPatched(reader, file, operation.type === "delete" ? "cannot delete" : "cannot update");
+    const before = (await editor?.read(file)) ?? onDisk;
     if (operation.type === "delete") {
       planned.push({ kind: "delete", path: file, movePath: null, before, after: null, diff: before });
       continue;
