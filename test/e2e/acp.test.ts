@@ -181,6 +181,62 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("streams plans and context usage, takes embedded context and images, and runs /compact", async () => {
+    const { agent, workspace, mock } = await editorSession([
+      {
+        items: [
+          {
+            type: "function_call",
+            name: "update_plan",
+            arguments: { plan: [{ step: "Read the notes", status: "completed" }, { step: "Answer", status: "in_progress" }] },
+            callId: "call_plan",
+          },
+        ],
+      },
+      { items: [{ type: "message", text: "Answered." }], usage: { input_tokens: 1200, output_tokens: 34 } },
+      { items: [{ type: "message", text: "Summary of the conversation." }] },
+    ]);
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    const notes = path.join(workspace, "notes.md");
+    await agent.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: "text", text: "What does this say?" },
+        { type: "resource", resource: { uri: `file://${notes}`, text: "# Notes\nunsaved text\n", mimeType: "text/markdown" } },
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ],
+    });
+    expect(updatesOf(agent, "plan").at(-1)).toEqual({
+      sessionUpdate: "plan",
+      entries: [
+        { content: "Read the notes", priority: "medium", status: "completed" },
+        { content: "Answer", priority: "medium", status: "in_progress" },
+      ],
+    });
+    expect(updatesOf(agent, "usage_update").at(-1)).toMatchObject({ sessionUpdate: "usage_update", used: 1234 });
+    const sent = JSON.stringify(mock.requests[0]!.body.input);
+    expect(sent).toContain(`<context ref=\\"file://${notes}\\">\\n# Notes\\nunsaved text`);
+    expect(sent).toContain("data:image/png;base64,iVBORw0KGgo=");
+    const commands = updatesOf(agent, "available_commands_update")[0] as { availableCommands: acp.AvailableCommand[] };
+    expect(commands.availableCommands.map((command) => command.name)).toEqual(["review", "compact"]);
+    expect((await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/compact" }] })).stopReason).toBe("end_turn");
+    expect(mock.requests).toHaveLength(3);
+    expect(agent.invalid).toEqual([]);
+  });
+
+  it("answers authenticate per provider: the key set, or what to set", async () => {
+    const mock = await startMockModel({ responses: [] });
+    mocks.push(mock);
+    const withKey = startAcp([...providerArgs(mock.url, { envKey: "ACP_TEST_KEY" })], { env: { ACP_TEST_KEY: "sk-test" } });
+    const init = await withKey.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    expect(init.authMethods?.map((method) => method.id)).toEqual(expect.arrayContaining(["mock", "openai"]));
+    await expect(withKey.agent.request(acp.methods.agent.authenticate, { methodId: "mock" })).resolves.toEqual({});
+    const withoutKey = startAcp([...providerArgs(mock.url, { envKey: "ACP_TEST_KEY" })], { env: { ACP_TEST_KEY: "" } });
+    await withoutKey.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    await expect(withoutKey.agent.request(acp.methods.agent.authenticate, { methodId: "mock" })).rejects.toMatchObject({ code: -32000, message: expect.stringContaining("ACP_TEST_KEY") });
+    expect([...withKey.invalid, ...withoutKey.invalid]).toEqual([]);
+  });
+
   it("switches the approval preset and the model for the next prompt", async () => {
     const { agent, workspace, mock } = await editorSession([
       { items: [{ type: "exec", cmd: "touch written.txt", callId: "call_write" }] },
@@ -188,6 +244,8 @@ describe("agent-app-server acp", () => {
     ]);
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
     await agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "full-access" });
+    // Editors that predate config options send session/set_model; the config option wins when both come.
+    await agent.agent.request("session/set_model", { sessionId, modelId: "gpt-5.2" });
     const options = await agent.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "gpt-5.4" });
     expect(options.configOptions.find((option) => option.id === "model")).toMatchObject({ currentValue: "gpt-5.4" });
     await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Write it." }] });
