@@ -252,7 +252,8 @@ describe("agent-app-server acp", () => {
     expect(mock.requests[0]!.body.model).toBe("gpt-5.4");
     // Full access: no question, and the write lands.
     expect(readFileSync(path.join(workspace, "written.txt"), "utf8")).toBe("");
-    await expect(agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toThrow();
+    await expect(agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toMatchObject({ code: -32602 });
+    await expect(agent.agent.request(acp.methods.agent.session.close, { sessionId })).rejects.toMatchObject({ code: -32601 });
     expect(agent.invalid).toEqual([]);
   });
 });
