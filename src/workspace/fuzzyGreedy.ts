@@ -24,20 +24,19 @@ export function forwardEnd(atom: Int32Array, candidate: CandidateIndex, start: {
   return next - 1;
 }
 
-/** `atom` matched at the last occurrence of each letter at or before `to`: the tightest alignment ending by `to`. */
-export function backwardAlignment(atom: Int32Array, candidate: CandidateIndex, to: number): number[] | null {
-  const indices = new Array<number>(atom.length);
+/**
+ * `atom` matched at the last occurrence of each letter at or before `to`: the tightest alignment
+ * ending by `to`, left in `indices` (its first `atom.length`). There must be one.
+ */
+export function backwardAlignment(atom: Int32Array, candidate: CandidateIndex, to: number, indices: Int32Array): void {
   const { positions } = candidate;
   let previous = to;
   for (let i = atom.length - 1; i >= 0; i--) {
     const letter = atom[i]!;
-    const first = candidate.first(letter);
-    const at = firstAtOrAfter(positions, first, candidate.end(letter), previous + 1) - 1;
-    if (at < first) return null;
+    const at = firstAtOrAfter(positions, candidate.first(letter), candidate.end(letter), previous + 1) - 1;
     indices[i] = positions[at]!;
     previous = positions[at]! - 1;
   }
-  return indices;
 }
 
 /** Index of the first element of ascending `positions[low..high)` that is at least `value` (`high` if none). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FuzzyMatcher, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
 import { MAX_QUERY_WORDS, parseQuerySteps } from "../../src/workspace/fuzzyQuery.js";
-import { fuzzyMatch, parseQuery } from "../support/fuzzy.js";
+import { fuzzyMatch, matchWith, parseQuery } from "../support/fuzzy.js";
 
 /** A long query: Codex answers 300 characters. */
 const LONG_QUERY_CHARS = 300;
@@ -14,14 +14,6 @@ function random(seed: number): () => number {
     state = (state * 1664525 + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
-}
-
-/** Runs `steps` to the end at once. */
-function runToEnd<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
 }
 
 /** The best score of `atom` in `candidate` over every alignment there is (small inputs only); null when none. */
@@ -80,14 +72,33 @@ describe("fuzzyMatch", () => {
       const [query, candidate] = [text(1 + Math.floor(next() * 4)), text(1 + Math.floor(next() * 11))];
       const parsed = parseQuery(query);
       const reused = new FuzzyMatcher(parsed);
-      runToEnd(reused.steps(text(30)));
-      const found = runToEnd(reused.steps(candidate));
+      matchWith(reused, text(30));
+      const found = matchWith(reused, candidate);
       expect(found, `${query} in ${candidate}`).toEqual(fuzzyMatch(parsed, candidate));
       const best = bestBySearch(parsed.atoms[0]!.text, candidate, parsed.caseSensitive);
       expect(found?.score ?? null, `${query} in ${candidate}`).toBe(best === null ? null : Math.max(0, best));
       if (found) checked++;
     }
     expect(checked).toBeGreaterThan(100);
+  });
+
+  it("matches a path given as directory and name as the whole path, the directory's indexing reused or not", () => {
+    const next = random(13);
+    const chars = Array.from("aAb/_.-éÉ😀\u212Ax");
+    const text = (length: number) => Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    for (let run = 0; run < 300; run++) {
+      const parsed = parseQuery(text(1 + Math.floor(next() * 3)).replaceAll("/", "a"));
+      const reused = new FuzzyMatcher(parsed);
+      // Several names per directory, and directories that repeat, change, are empty, or outgrow the arrays.
+      for (let dirs = 0; dirs < 4; dirs++) {
+        const dir = dirs === 3 ? text(600) : text(Math.floor(next() * 12));
+        for (let names = 0; names < 4; names++) {
+          const name = text(1 + Math.floor(next() * 8));
+          const whole = dir === "" ? name : `${dir}/${name}`;
+          expect(matchWith(reused, dir, name), `${parsed.atoms.map((atom) => atom.text).join(" ")} in ${whole}`).toEqual(fuzzyMatch(parsed, whole));
+        }
+      }
+    }
   });
 
   it("past the alignment budget, still prefers the later alignment at a segment start", () => {
@@ -120,7 +131,7 @@ describe("fuzzyMatch", () => {
   it("shares the event loop within one path: a query of many words yields as it matches", () => {
     // 400 distinct words, each matching the path.
     const words = Array.from({ length: 400 }, (_, i) => `${"b".repeat(i % 20)}a${"b".repeat(Math.floor(i / 20))}`);
-    const steps = new FuzzyMatcher(parseQuery(words.join(" "))).steps(`${"b".repeat(20)}a${"b".repeat(20)}`);
+    const steps = new FuzzyMatcher(parseQuery(words.join(" "))).steps("", `${"b".repeat(20)}a${"b".repeat(20)}`);
     expect(steps.next().done).toBe(false);
   });
 
