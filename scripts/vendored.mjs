@@ -4,6 +4,7 @@
  * Each src/vendor/ module and the package it re-exports (a dev dependency: installs never bring it).
  * `minify`: the Anthropic and Google SDKs bundle to 1.4 and 1.8 MB (every API resource, Google's
  * auth stack); minified they are a third of that to ship and to parse on a turn's first call.
+ * execa (with its dependencies) is 0.25 MB, 0.12 MB minified, and imports as fast either way.
  */
 export const VENDORED = [
   { module: "openai", name: "openai" },
@@ -14,6 +15,7 @@ export const VENDORED = [
   { module: "picomatch", name: "picomatch" },
   { module: "diff", name: "diff" },
   { module: "tomlPatch", name: "@decimalturn/toml-patch" },
+  { module: "execa", name: "execa", minify: true },
 ];
 
 /** The name of a vendored package's licence file in dist/vendor/ (a scope is left out). */

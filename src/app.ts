@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type Tool } from "./agent/index.js";
+import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type ModelTap, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -33,6 +33,10 @@ export interface BuildOptions extends AppServerOptions {
   readonly tools?: readonly Tool[];
   /** Paths of the server's own outside its home (listener sockets, token files, the audit log), masked in every sandbox. */
   readonly serverPaths?: readonly string[];
+  /** Wraps each turn's model client (`record`). */
+  readonly modelTap?: ModelTap | undefined;
+  /** Deterministic mode: each command's output reaches clients as one delta, at its exit. */
+  readonly steadyOutput?: boolean | undefined;
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
@@ -93,6 +97,8 @@ export function buildAppServer(options: BuildOptions): AppServer {
       warnOnce: (summary, details) => hub.warnOnce(summary, details),
       mcpTools: () => mcp.tools(),
       skillRoots: () => skillRoots.current,
+      modelTap: options.modelTap,
+      steadyOutput: options.steadyOutput,
     },
     requests: hub.requests,
     emit: hub.emit,

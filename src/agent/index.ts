@@ -40,7 +40,7 @@ export {
 export { builtInTools } from "./tools/builtInTools.js";
 export { ToolRegistry, type Tool } from "./tools/tool.js";
 export type { TurnEvent, TurnNotification } from "./turnEvents.js";
-export { runTurn, type TurnRunnerDeps } from "./turnRunner.js";
+export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";
 export { checkTurnInput } from "./userInputs.js";
 export { AGENT_STEPS, AgentWarmUp } from "./warmUp.js";

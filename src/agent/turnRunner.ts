@@ -80,7 +80,14 @@ export interface TurnRunnerDeps {
   readonly mcpTools: () => readonly Tool[];
   /** Extra directories skills are found in (`skills/extraRoots/set`). */
   readonly skillRoots: () => readonly string[];
+  /** Deterministic mode: command output reaches clients as one delta at exit (see ToolEnvironment). */
+  readonly steadyOutput?: boolean | undefined;
+  /** Wraps each turn's model client (`record` keeps every response). */
+  readonly modelTap?: ModelTap | undefined;
 }
+
+/** Wraps a model client, seeing every request and response through it. */
+export type ModelTap = (client: ModelClient) => ModelClient;
 
 /** Whether approvals go to the model's automatic reviewer (`auto_review`, and its legacy name) rather than the client. */
 function reviewsAutomatically(settings: TurnSettings): boolean {
@@ -94,7 +101,7 @@ function reviewsAutomatically(settings: TurnSettings): boolean {
  */
 export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void> {
   const provider = resolveProvider(deps.config, job.settings.modelProvider, deps.providerEnv ?? deps.env);
-  const client = modelClientFor(provider);
+  const client = deps.modelTap ? deps.modelTap(modelClientFor(provider)) : modelClientFor(provider);
   // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
   // a failed load is reported when the first model call waits for it.
   client.prepare().catch(() => undefined);
@@ -145,7 +152,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     sessionApprovals: job.sessionApprovals,
     sessions,
     diff: new TurnDiff(),
-    environment: { config: deps.config, env: deps.env, home: deps.home, sandbox: deps.sandbox, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce },
+    environment: { config: deps.config, env: deps.env, home: deps.home, sandbox: deps.sandbox, clock: deps.clock, loginShell: deps.loginShell, warnOnce: deps.warnOnce, steadyOutput: deps.steadyOutput },
   };
   try {
     let contextTokens = job.contextTokens;

@@ -22,6 +22,7 @@ export type CliCommand =
   | { kind: "generate-ts"; outDir: string }
   | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
   | { kind: "demo"; live: boolean }
+  | { kind: "record"; out: string; serve: Extract<CliCommand, { kind: "serve" }>; fromSessionLog: string | null; fromThread: string | null }
   | { kind: "version" }
   | { kind: "help" };
 
@@ -37,6 +38,12 @@ Usage (Codex's grammar: global options may come before the subcommand):
                                                play scenarios; print their transcripts, check them against
                                                the .jsonl next to each, or rewrite those
   agent-app-server demo [--live]               a short session with a demo client (scripted model; --live: the configured one)
+  agent-app-server record --out DIR/NAME [options]
+                                               serve as app-server does; when the client leaves (or on SIGINT)
+                                               write DIR/NAME.scenario.json and its golden DIR/NAME.jsonl
+  agent-app-server record --from-session-log FILE --out DIR/NAME
+  agent-app-server record --from-thread ID --out DIR/NAME
+                                               the same from one connection's --session-log file, or a stored thread
   agent-app-server --version | --help
 
 Options:
@@ -127,6 +134,9 @@ function subcommand(word: string, inAppServer: boolean, rest: string[], serve: S
       break;
     case "demo":
       if (!inAppServer) return parseDemo(rest);
+      break;
+    case "record":
+      if (!inAppServer) return parseRecord(rest, serve);
       break;
     case "proxy":
       if (inAppServer) throw new UsageError("app-server proxy is not supported: clients connect to `--listen unix://PATH` (or ws://) directly");
@@ -311,6 +321,26 @@ function parseReplay(args: string[]): CliCommand {
   }
   if (scenarios.length === 0) throw new UsageError("replay needs at least one scenario file");
   return { kind: "replay", scenarios, mode };
+}
+
+/** `record --out DIR/NAME` and the server's own options (those given before `record` count too). */
+function parseRecord(args: string[], serve: ServeFlags): CliCommand {
+  let out: string | null = null;
+  let fromSessionLog: string | null = null;
+  let fromThread: string | null = null;
+  while (args.length > 0) {
+    const arg = args.shift()!;
+    const [flag, inline] = splitFlag(arg);
+    if (flag === "--out") out = inline ?? takeValue(args, flag);
+    else if (flag === "--from-session-log") fromSessionLog = inline ?? takeValue(args, flag);
+    else if (flag === "--from-thread") fromThread = inline ?? takeValue(args, flag);
+    else if (!arg.startsWith("-") || !serve.take(flag, inline, args)) throw new UsageError(`unknown argument to record: ${arg}`);
+  }
+  if (out === null) throw new UsageError("record needs --out DIR/NAME (it writes DIR/NAME.scenario.json and DIR/NAME.jsonl)");
+  const command = serve.command();
+  if (command.kind !== "serve") throw new UsageError("--print-startup-config is not supported for record");
+  if (fromSessionLog !== null && fromThread !== null) throw new UsageError("record takes --from-session-log or --from-thread, not both");
+  return { kind: "record", out, serve: command, fromSessionLog, fromThread };
 }
 
 function parseDemo(args: string[]): CliCommand {

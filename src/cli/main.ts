@@ -62,6 +62,13 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = await runDemo(command.live);
       return;
     }
+    case "record": {
+      const [{ record, recordFromSessionLog, recordFromThread }, { serve }] = await Promise.all([import("../record/recordSession.js"), import("./serve.js")]);
+      if (command.fromSessionLog !== null) await recordFromSessionLog(command.out, command.fromSessionLog, logger);
+      else if (command.fromThread !== null) await recordFromThread(command.out, command.fromThread, logger);
+      else await record(command.out, { ...command.serve, logger }, serve);
+      return;
+    }
     case "serve": {
       // Loaded only to serve: `--version` and `--help` answer without the server's modules.
       const { serve } = await import("./serve.js");

@@ -12,6 +12,8 @@ import { closeInheritedDescriptors } from "../runtime/inheritedDescriptors.js";
 import type { Logger } from "../runtime/logger.js";
 import { logStalls } from "../runtime/stallLog.js";
 import { buildAppServer } from "../app.js";
+import type { ModelTap } from "../agent/index.js";
+import type { AppServer } from "../server/appServer.js";
 import { DEFAULT_MAX_INBOUND_BYTES } from "../transport/inboundBudget.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/lineReader.js";
 import { UsageError } from "./usageError.js";
@@ -52,6 +54,15 @@ export interface ServeOptions {
   /** Refuse a config.toml key that neither Codex nor this server knows. */
   readonly strictConfig: boolean;
   readonly logger: Logger;
+  /** For `record`: wraps each turn's model client, and runs once serving ended, before the process exits. */
+  readonly recording?: Recording | undefined;
+}
+
+/** What `record` adds to serving. */
+export interface Recording {
+  readonly modelTap: ModelTap;
+  /** Writes what was recorded; not bound by the shutdown deadline (it replays the session once). */
+  finish(server: AppServer): Promise<void>;
 }
 
 /**
@@ -103,6 +114,8 @@ export async function serve(options: ServeOptions): Promise<void> {
       ...(options.ws.tokenFile ? [options.ws.tokenFile] : []),
       ...(options.sessionLog ? [options.sessionLog] : []),
     ].map((entry) => path.resolve(entry)),
+    modelTap: options.recording?.modelTap,
+    steadyOutput: deterministic !== null,
   });
   // Opt-in, for bench/stalls.mjs: the event-loop stalls this process sees, as a file of lines.
   const stallLog = process.env.AGENT_APP_SERVER_STALL_LOG;
@@ -115,18 +128,21 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (exiting) return;
     exiting = true;
     options.logger.info({ reason }, "shutting down");
-    setTimeout(() => {
+    const deadline = setTimeout(() => {
       options.logger.warn("shutdown deadline passed; exiting with work still in flight");
       process.exit(0);
     }, SHUTDOWN_DEADLINE_MS).unref();
     void (async () => {
       await server.shutdown();
       for (const close of closers) await close();
+      if (!options.recording) return;
+      clearTimeout(deadline);
+      await options.recording.finish(server);
     })().then(
       () => process.exit(0),
       (error: unknown) => {
-        options.logger.error({ err: error }, "shutdown failed");
-        process.exit(0);
+        options.logger.error({ err: error }, options.recording ? "recording failed" : "shutdown failed");
+        process.exit(options.recording ? 1 : 0);
       },
     );
   };

@@ -6,9 +6,13 @@ import { lazySchema } from "./lazySchema.js";
  * (bubblewrap) does. Relative paths are refused rather than resolved, because "relative to what"
  * differs between the client and the server.
  */
-export const AbsolutePath = lazySchema(() => z.string().refine((value) => value.startsWith("/"), {
-  message: "must be an absolute path (starting with /)",
-}));
+export const AbsolutePath = lazySchema(() =>
+  z
+    .string()
+    .refine((value) => value.startsWith("/"), { message: "must be an absolute path (starting with /)" })
+    // No system call takes one: Node would refuse it deep inside, naming its own arguments.
+    .refine((value) => !value.includes("\u0000"), { message: "must not contain a NUL character" }),
+);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

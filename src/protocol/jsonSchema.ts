@@ -5,7 +5,8 @@ import { clientNotifications, clientRequests, serverNotifications, serverRequest
 /** A JSON Schema document keyed by the file name it is written to. */
 export type SchemaFiles = Map<string, object>;
 
-function toJsonSchema(schema: z.ZodType, title: string): object {
+/** A zod schema as the draft-07 JSON Schema of the file `title` names (the input form: defaults optional). */
+export function toJsonSchema(schema: z.ZodType, title: string): object {
   return { title, ...z.toJSONSchema(schema, { target: "draft-07", io: "input", unrepresentable: "any" }) };
 }
 

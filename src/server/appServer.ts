@@ -212,7 +212,7 @@ export class AppServer implements ConnectionHost {
       ...skillsHandlers({ store: this.configStore, home, defaultCwd: host.cwd, extraRoots: this.parts.skillRoots }),
       ...accountHandlers(this.parts.auth, this.parts.hub),
       ...permissionProfileHandlers(),
-      ...feedbackHandlers({ roots, threadFile: (threadId) => this.parts.store.summary(threadId)?.path, clock }),
+      ...feedbackHandlers({ roots, threadFile: (threadId) => this.parts.store.summary(threadId)?.path, clock, reads: this.reads }),
       ...threadSectionHandlers(this.parts.sections),
       ...experimentalFeatureHandlers(this.configStore),
       ...fsHandlers(roots, { watches: this.fsWatches, clock, logger: this.logger, reads: this.reads }),

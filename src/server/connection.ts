@@ -215,6 +215,8 @@ export class ClientConnection {
    */
   private intercept(message: Message): boolean {
     if (Message.isResponse(message)) {
+      // Answers to server requests never reach `route`: logged here, or the audit log would lack the client's decisions.
+      this.trace("recv", message);
       if (!this.host.serverRequests.settle(this, message as ResponseMessage)) {
         this.logger.warn(
           { id: message.id },

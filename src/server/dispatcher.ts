@@ -48,6 +48,12 @@ export interface RequestContext {
   readonly requestId: RequestId;
   /** Runs `fn` once the response has been written, for work whose notifications must follow it. */
   afterResponse(fn: () => void): void;
+  /**
+   * Runs `fn` once the answer no longer holds what it was made from: a large result once its line
+   * is in the output stream or dropped (serializing it ends long after `afterResponse`); at once
+   * for an error or a small result. For memory the answer keeps, such as fs/readFile's bytes.
+   */
+  whenAnswerWritten(fn: () => void): void;
 }
 
 /** Serves one method: validated params in, result out; throws {@link RpcError} to answer with an error. */
@@ -86,18 +92,26 @@ export class Dispatcher {
     if (spec.experimental && !connection.client?.experimentalApi) throw invalidRequest(`${method} requires experimentalApi capability`);
     const parsed = validParams(spec, method, rawParams);
     const handler = this.handlers[method as ClientRequestMethod] as Handler<ClientRequestMethod>;
+    const holds: Array<() => void> = [];
+    const written = () => {
+      for (const release of holds.splice(0)) release();
+    };
     const context: RequestContext = {
       connection,
       requestId,
       afterResponse: (fn) => connection.whenResponded(requestId, fn),
+      whenAnswerWritten: (fn) => void holds.push(fn),
     };
     try {
       // `initialize` is cheap and a connection can do nothing before it: a busy server still lets
       // clients in (their own bound still applies), so only its real work is refused.
       const admission = { owner: connection, pastCeiling: method === "initialize" && !connection.client };
       const result = await this.scheduler.run(admission, orderingKey(spec, parsed), async () => handler(parsed as never, context));
-      return LARGE_RESULT_METHODS.has(method) ? new LargeResult(result) : result;
+      if (LARGE_RESULT_METHODS.has(method)) return new LargeResult(result, written);
+      written();
+      return result;
     } catch (error) {
+      written();
       if (isRpcError(error)) throw error;
       this.logger.error({ err: error, method, requestId }, "request handler failed");
       // A full disk or a read-only home is the user's to fix: say which file, and why.

@@ -5,6 +5,8 @@ const SECRET_KEY = /(api[_-]?key|token|secret|password|passwd|authorization|cred
 // query parameters, as config keys, dotted `-c`-style keys, or `config/*Write` key paths.
 const SECRET_TABLE = /(^|\.)(http_headers|query_params|httpHeaders|queryParams)(\.|$)/;
 const BASE64_FIELD = /base64$/i;
+// Token counts (`inputTokens`, `total_tokens`): named like secrets, but a number there is a count.
+const COUNT_KEY = /tokens$/i;
 
 /**
  * Secret values to mask, as text and as the Latin-1 spelling of their UTF-8 bytes: decoded base64
@@ -75,6 +77,7 @@ export function redactSecrets(value: unknown, secrets: KnownSecrets): unknown {
         Object.entries(node).map(([name, child]) => [name, walk(child, name, secretTable || SECRET_TABLE.test(name) || (valueIsSecret && name === "value"))]),
       );
     }
+    if (typeof node === "number" && COUNT_KEY.test(key)) return node;
     return node !== undefined && node !== null && SECRET_KEY.test(key) ? MASK : node;
   };
   return walk(value, "", false);

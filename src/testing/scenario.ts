@@ -40,6 +40,28 @@ export const ScenarioStep = z.union([
 ]);
 export type ScenarioStep = z.infer<typeof ScenarioStep>;
 
+/**
+ * What of a transcript differs between machines and is replaced before comparing: `hostname` and
+ * `user` (this machine's, as whole words: `{HOSTNAME}`, `{USER}`), `time` (clock times and ISO
+ * dates: `{TIME}`), or any regular expression with its replacement.
+ */
+export const ScenarioNormalization = z.union([z.enum(["hostname", "user", "time"]), z.object({ pattern: z.string().refine(isRegExp, "not a valid regular expression"), with: z.string() })]);
+export type ScenarioNormalization = z.infer<typeof ScenarioNormalization>;
+
+/** A relative path that stays inside the directory it is taken from (no `..` step, not absolute). */
+function isWorkspaceName(name: string): boolean {
+  return name !== "" && !name.startsWith("/") && !name.split(/[\\/]/).includes("..");
+}
+
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "g");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A scripted session: the client's steps, its answers to server requests, and the model's responses. */
 export const Scenario = z.looseObject({
   name: z.string(),
@@ -49,9 +71,11 @@ export const Scenario = z.looseObject({
   /** `-c key=value` overrides (for example `approval_policy`, `sandbox_mode`). */
   config: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
   /** Files to create in the workspace first: relative path → content. */
-  files: z.record(z.string(), z.string()).default({}),
+  files: z.record(z.string().refine(isWorkspaceName, "a file of the workspace: a relative path that stays inside it"), z.string()).default({}),
   /** The scripted model's responses, one per model request. */
   model: z.array(MockResponse).default([]),
+  /** What differs between machines, replaced in the transcript (command output that names the host, say). */
+  normalize: z.array(ScenarioNormalization).default([]),
   /** Standing answers to server requests, by method. */
   answers: z.record(z.string(), ScenarioAnswer).default({}),
   steps: z.array(ScenarioStep),
@@ -64,5 +88,7 @@ export function parseScenario(value: unknown): Scenario {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const where = issuePath(issue.path);
-  throw new Error(`invalid scenario at ${where || "top level"}: ${issue.message}`);
+  // A refused record key (a file's name) carries its reason one level down.
+  const nested = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+  throw new Error(`invalid scenario at ${where || "top level"}: ${nested ?? issue.message}`);
 }

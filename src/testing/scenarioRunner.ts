@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseScenario, type Scenario, type ScenarioAnswer } from "./scenario.js";
+import { parseScenario, type Scenario, type ScenarioAnswer, type ScenarioNormalization } from "./scenario.js";
 import { normalizeTranscript, type TranscriptEntry } from "./transcript.js";
 
 /** Options of {@link runScenario}. */
@@ -12,6 +12,8 @@ export interface RunScenarioOptions {
   readonly command?: readonly string[];
   /** Bound on each step's wait, unless the step sets `timeoutMs` (default 10 s). */
   readonly timeoutMs?: number;
+  /** The environment the server starts from (default: this process's); the runner sets the homes. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const CLI = fileURLToPath(new URL("../cli.cjs", import.meta.url));
@@ -26,6 +28,17 @@ type Message = Record<string, any>;
  * not record), so the same scenario gives the same transcript on every run.
  */
 export async function runScenario(input: Scenario | unknown, options: RunScenarioOptions = {}): Promise<TranscriptEntry[]> {
+  return (await playScenario(input, options)).entries;
+}
+
+/** A played scenario: its normalized transcript, and for each entry the step that was playing (-1: the start). */
+export interface PlayedScenario {
+  readonly entries: TranscriptEntry[];
+  readonly stepOf: readonly number[];
+}
+
+/** {@link runScenario}, also telling which step each transcript entry came during (for reports of a mismatch). */
+export async function playScenario(input: Scenario | unknown, options: RunScenarioOptions = {}): Promise<PlayedScenario> {
   const scenario = parseScenario(input);
   const root = mkdtempSync(path.join(os.tmpdir(), "aas-scenario-"));
   const home = path.join(root, "home");
@@ -42,15 +55,32 @@ export async function runScenario(input: Scenario | unknown, options: RunScenari
   const args = ["app-server", "--deterministic", "--script", scriptFile, "-c", `model_provider="scripted"`, "-c", `scripted_model_progress=${JSON.stringify(progressFile)}`];
   for (const [key, value] of Object.entries(scenario.config)) args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
   const command = [...(options.command ?? [process.execPath, CLI]), ...args];
-  const env = { ...process.env, HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
+  const env = { ...(options.env ?? process.env), HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };
   const run = new ScenarioRun(scenario, command, { cwd: workspace, env }, options.timeoutMs ?? 10_000, workspace);
   try {
     await run.play();
-    return normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" } });
+    const patterns = normalizationPatterns(scenario.normalize);
+    return { entries: normalizeTranscript(run.transcript, { home, workspace, replace: { [userHome]: "{USER_HOME}", [root]: "{ROOT}" }, patterns }), stepOf: run.stepOf };
   } finally {
     await run.stop();
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+/** A scenario's normalizations as patterns; this machine's host and user name are matched as whole words. */
+export function normalizationPatterns(normalize: readonly ScenarioNormalization[]): Array<{ regex: RegExp; with: string }> {
+  const word = (text: string) => new RegExp(`(?<![\\w.-])${escapeRegExp(text)}(?![\\w-])`, "g");
+  return normalize.map((entry) => {
+    if (entry === "hostname") return { regex: word(os.hostname()), with: "{HOSTNAME}" };
+    if (entry === "user") return { regex: word(os.userInfo().username), with: "{USER}" };
+    if (entry === "time") return { regex: /\b\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{2}:\d{2}:\d{2}\b/g, with: "{TIME}" };
+    return { regex: new RegExp(entry.pattern, "g"), with: entry.with };
+  });
+}
+
+/** `text` as a regular expression that matches it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Reads and plays a scenario file. */
@@ -60,6 +90,9 @@ export async function runScenarioFile(file: string, options: RunScenarioOptions 
 
 class ScenarioRun {
   readonly transcript: TranscriptEntry[] = [];
+  /** For each transcript entry, the index of the step being played when it came (-1: the start). */
+  readonly stepOf: number[] = [];
+  private currentStep = -1;
   private child!: ChildProcessWithoutNullStreams;
   private exited!: Promise<void>;
   private received: Message[] = [];
@@ -83,6 +116,7 @@ class ScenarioRun {
   async play(): Promise<void> {
     await this.start();
     for (const [index, step] of this.scenario.steps.entries()) {
+      this.currentStep = index;
       try {
         await this.step(step as Record<string, any>, (step as { timeoutMs?: number }).timeoutMs ?? this.timeoutMs);
         await this.barrier();
@@ -128,7 +162,7 @@ class ScenarioRun {
 
   private receive(message: Message): void {
     const internal = typeof message.id === "string" && message.id.startsWith(BARRIER);
-    if (!internal) this.transcript.push({ dir: "s2c", msg: message });
+    if (!internal) this.note({ dir: "s2c", msg: message });
     this.received.push(message);
     if (message.method && message.id !== undefined) {
       const answer = this.scenario.answers[message.method];
@@ -153,7 +187,7 @@ class ScenarioRun {
       this.send(message);
       if (step.awaitResponse && message.id !== undefined) await this.until((m) => m.id === message.id && !m.method, `the response to ${JSON.stringify(message.id)}`, timeoutMs);
     } else if ("sendRaw" in step) {
-      this.transcript.push({ dir: "c2s", msg: step.sendRaw });
+      this.note({ dir: "c2s", msg: step.sendRaw });
       this.child.stdin.write(step.sendRaw);
     } else if ("waitFor" in step) {
       for (let n = 0; n < (step.count ?? 1); n++) {
@@ -166,7 +200,7 @@ class ScenarioRun {
       this.reply(request, "error" in step ? { error: step.error } : { result: step.result });
     } else if ("restart" in step) {
       await this.stop();
-      this.transcript.push({ dir: "meta", event: "restart" });
+      this.note({ dir: "meta", event: "restart" });
       await this.start();
     } else if ("check" in step) {
       const file = path.join(this.workspace, step.check.file);
@@ -174,12 +208,17 @@ class ScenarioRun {
       const content = exists ? readFileSync(file, "utf8") : null;
       if (step.check.exists !== undefined && step.check.exists !== exists) throw new Error(`${step.check.file}: expected exists=${step.check.exists}`);
       if (step.check.content !== undefined && step.check.content !== content) throw new Error(`${step.check.file}: content differs`);
-      this.transcript.push({ dir: "meta", event: "check", file: step.check.file, exists, content });
+      this.note({ dir: "meta", event: "check", file: step.check.file, exists, content });
     }
   }
 
+  private note(entry: TranscriptEntry): void {
+    this.transcript.push(entry);
+    this.stepOf.push(this.currentStep);
+  }
+
   private send(message: Message): void {
-    this.transcript.push({ dir: "c2s", msg: message });
+    this.note({ dir: "c2s", msg: message });
     this.child.stdin.write(JSON.stringify(message) + "\n");
   }
 

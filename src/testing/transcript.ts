@@ -1,3 +1,4 @@
+import { diffWordsWithSpace } from "../vendor/diff.js";
 /** One line of a transcript: a message and its direction, or a marker (a restart, a file check). */
 export type TranscriptEntry =
   | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
@@ -9,6 +10,8 @@ export interface NormalizeOptions {
   readonly workspace: string;
   /** More replacements: text → placeholder. */
   readonly replace?: Readonly<Record<string, string>>;
+  /** Patterns (global regular expressions) replaced in every string after the paths. */
+  readonly patterns?: ReadonlyArray<{ readonly regex: RegExp; readonly with: string }>;
 }
 
 // Fields that depend on the machine, not on the server's behaviour: the initialize result's
@@ -29,7 +32,8 @@ export function normalizeTranscript(entries: readonly TranscriptEntry[], options
   const pairs = Object.entries({ ...options.replace, [options.workspace]: "{WORKSPACE}", [options.home]: "{HOME}" }).sort(
     ([a], [b]) => b.length - a.length,
   );
-  const replaceText = (text: string): string => pairs.reduce((value, [from, to]) => (from ? value.split(from).join(to) : value), text);
+  const replacePaths = (text: string): string => pairs.reduce((value, [from, to]) => (from ? value.split(from).join(to) : value), text);
+  const replaceText = (text: string): string => (options.patterns ?? []).reduce((value, { regex, with: to }) => value.replace(regex, to), replacePaths(text));
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === "string") return key && key in MACHINE_FIELDS ? MACHINE_FIELDS[key] : replaceText(value);
     if (Array.isArray(value)) return value.map((element) => walk(element));
@@ -46,17 +50,45 @@ export function renderTranscript(entries: readonly TranscriptEntry[]): string {
   return entries.map((entry) => JSON.stringify(entry)).join("\n") + "\n";
 }
 
-/** The first difference between two transcripts, readable; null when they are equal. */
-export function diffTranscripts(expected: string, actual: string, context = 2): string | null {
+/** The index of the first line where two transcripts differ; null when they are equal. */
+export function firstDifferingLine(expected: string, actual: string): number | null {
   if (expected === actual) return null;
   const a = expected.split("\n");
   const b = actual.split("\n");
   let index = 0;
   while (index < a.length && index < b.length && a[index] === b[index]) index++;
+  return index;
+}
+
+/**
+ * The first difference between two transcripts, readable: the lines around it, then the two
+ * differing lines word by word (`[-removed-]{+added+}`); null when they are equal.
+ */
+export function diffTranscripts(expected: string, actual: string, context = 2): string | null {
+  const index = firstDifferingLine(expected, actual);
+  if (index === null) return null;
+  const a = expected.split("\n");
+  const b = actual.split("\n");
   const from = Math.max(0, index - context);
   const lines = [`first difference at line ${index + 1}:`];
   for (let k = from; k < index; k++) lines.push(`  ${a[k]}`);
   for (const line of a.slice(index, index + context + 1)) lines.push(`- ${line}`);
   for (const line of b.slice(index, index + context + 1)) lines.push(`+ ${line}`);
+  if (a[index] !== undefined && b[index] !== undefined) lines.push(`words: ${wordDiff(a[index]!, b[index]!)}`);
   return lines.join("\n");
+}
+
+/** Where two lines differ, word by word: what only the first has in `[-…-]`, what only the second has in `{+…+}`, the rest elided around them. */
+function wordDiff(before: string, after: string): string {
+  const parts = diffWordsWithSpace(before, after);
+  return parts
+    .map((part, at) => {
+      if (part.removed) return `[-${part.value}-]`;
+      if (part.added) return `{+${part.value}+}`;
+      // Unchanged text is shortened to its ends: a message line can be kilobytes long.
+      const value = part.value;
+      if (value.length <= 40) return value;
+      return `${at === 0 ? "" : value.slice(0, 20)}…${at === parts.length - 1 ? "" : value.slice(-20)}`;
+    })
+    .join("");
 }

@@ -26,6 +26,11 @@ export type ThreadEmitter<S> = <M extends ServerNotificationMethod>(
 export interface Outcome<R> {
   readonly result: R;
   readonly after?: () => void;
+  /**
+   * Background work to start once the answer is in the output stream: a large answer is serialized
+   * after `after` has run, and work started with it would take the event loop from it.
+   */
+  readonly afterWritten?: () => void;
 }
 
 /** Sends server → client requests to subscribers; the server layer owns ids and connections. */

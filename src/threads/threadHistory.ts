@@ -3,9 +3,7 @@ import type { ThreadItem } from "../protocol/items.js";
 import type { GitInfo, ThreadReadState } from "../protocol/thread.js";
 import type { Turn, TurnError, TurnStatus } from "../protocol/turn.js";
 import { estimateTokens, type ConversationItem, type TurnSettings } from "../agent/index.js";
-import { TimeSlice } from "../runtime/timeSlice.js";
 import type { ThreadIdentity, ThreadRecord } from "./records.js";
-import { THREAD_READ_SLICE_MS } from "./threadFile.js";
 
 /** A turn as stored: its items in order and how it ended. Times are Unix ms. */
 export interface StoredTurn {
@@ -46,26 +44,6 @@ export class ThreadHistory {
   ) {
     this.settings = settings;
     this.updatedAtMs = createdAtMs;
-  }
-
-  /**
-   * Folds a whole file; the first record must be the `thread` record. It shares the event loop
-   * every {@link THREAD_READ_SLICE_MS}, as reading the file does: a long thread has hundreds of
-   * thousands of records.
-   */
-  static async fromRecords(records: readonly ThreadRecord[]): Promise<ThreadHistory> {
-    const first = records[0];
-    if (first?.type !== "thread") throw new Error("a thread file must start with a thread record");
-    const history = new ThreadHistory(first.identity, first.settings, first.at);
-    const slice = new TimeSlice(THREAD_READ_SLICE_MS);
-    for (let index = 1; index < records.length; index++) {
-      // The clock is read every 256 records: per record, it would cost about what applying one does.
-      if (index % 256 === 0 && slice.usedUp) await slice.pause();
-      history.apply(records[index]!);
-    }
-    // A turn still in progress in a file was cut short by a crash or kill: it ended there.
-    for (const turn of history.turns) if (turn.status === "inProgress") turn.status = "interrupted";
-    return history;
   }
 
   /**
@@ -193,6 +171,33 @@ export class ThreadHistory {
   /** The wire view of the stored turns, each with all its items. */
   wireTurns(): Turn[] {
     return this.turns.map(toWireTurn);
+  }
+}
+
+/**
+ * Folds a thread file's records, in order, into its history as they are read (the reader shares
+ * the event loop). The first record must be the `thread` record; when it is not, the rest is still
+ * taken (so every bad line is reported as it is read) and {@link finish} throws.
+ */
+export class ThreadHistoryBuilder {
+  private history: ThreadHistory | undefined;
+  private startedBadly = false;
+
+  /** Folds in the next record. */
+  add(record: ThreadRecord): void {
+    if (this.history) this.history.apply(record);
+    else if (this.startedBadly) return;
+    else if (record.type === "thread") this.history = new ThreadHistory(record.identity, record.settings, record.at);
+    else this.startedBadly = true;
+  }
+
+  /** The history of every record added; throws when the first was not the `thread` record. */
+  finish(): ThreadHistory {
+    const history = this.history;
+    if (!history) throw new Error("a thread file must start with a thread record");
+    // A turn still in progress in a file was cut short by a crash or kill: it ended there.
+    for (const turn of history.turns) if (turn.status === "inProgress") turn.status = "interrupted";
+    return history;
   }
 }
 

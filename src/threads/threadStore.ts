@@ -4,8 +4,8 @@ import * as z from "zod";
 import { lazySchema } from "../protocol/lazySchema.js";
 import { ThreadReadState } from "../protocol/thread.js";
 import type { Logger } from "../runtime/logger.js";
-import { readThreadFile, ThreadFileWriter } from "./threadFile.js";
-import { ThreadHistory } from "./threadHistory.js";
+import { readThreadHistory, ThreadFileWriter } from "./threadFile.js";
+import type { ThreadHistory } from "./threadHistory.js";
 import type { ThreadRecord } from "./records.js";
 import { writeFileAtomic } from "../runtime/atomicFile.js";
 
@@ -123,8 +123,8 @@ export class ThreadStore {
       const file = path.join(newest, entry.name);
       if (!entry.isFile() || !entry.name.endsWith(".jsonl") || known.has(file)) continue;
       try {
-        const { records } = await readThreadFile(file, this.logger);
-        await this.record(summarize(await ThreadHistory.fromRecords(records), file, false));
+        const { history } = await readThreadHistory(file, this.logger);
+        await this.record(summarize(history, file, false));
         this.logger.warn({ path: file }, "indexed a thread file the index lacked (the server stopped while creating it)");
       } catch (error) {
         this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file");
@@ -189,16 +189,16 @@ export class ThreadStore {
     if (!summary) return undefined;
     let contents;
     try {
-      contents = await readThreadFile(summary.path, this.logger);
+      contents = await readThreadHistory(summary.path, this.logger);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       this.logger.warn({ id, path: summary.path }, "thread file moved or gone; rebuilding the thread index");
       await this.rebuildIndex();
       summary = this.index.get(id);
       if (!summary) return undefined;
-      contents = await readThreadFile(summary.path, this.logger);
+      contents = await readThreadHistory(summary.path, this.logger);
     }
-    return { history: await ThreadHistory.fromRecords(contents.records), summary, intactBytes: contents.intactBytes };
+    return { history: contents.history, summary, intactBytes: contents.intactBytes };
   }
 
   /** Records the current state of a thread in the index. */
@@ -279,8 +279,8 @@ export class ThreadStore {
     ] as const) {
       for (const file of await listThreadFiles(dir)) {
         try {
-          const { records } = await readThreadFile(file, this.logger);
-          const summary = summarize(await ThreadHistory.fromRecords(records), file, archived);
+          const { history } = await readThreadHistory(file, this.logger);
+          const summary = summarize(history, file, archived);
           this.index.set(summary.id, summary);
         } catch (error) {
           this.logger.warn({ err: error, path: file }, "skipped an unreadable thread file while indexing");

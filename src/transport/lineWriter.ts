@@ -49,6 +49,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   private drained: Promise<void> | undefined;
   /** Large results being serialized, in order: output is held until the last one is written. */
   private held: Promise<void> | undefined;
+  /** Lines held behind a large result that is not the last one (its `earlier`), not yet written. */
+  private heldLines = 0;
 
   constructor(
     private readonly writable: Writable,
@@ -84,14 +86,15 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
   }
 
   write(message: Message): Promise<void> {
+    const result = (message as { result?: unknown }).result;
     if (this.failed) {
       // Dropped, but announced all the same: work waiting for this message to go out must not wait forever.
       this.announce(message);
+      if (result instanceof LargeResult) result.written();
       return Promise.resolve();
     }
-    const result = (message as { result?: unknown }).result;
     if (result instanceof LargeResult) this.holdForLarge(message, result);
-    else if (this.held && !this.pending && isResponse(message)) this.writable.write(serializeMessage(message, this.includeJsonrpc));
+    else if (this.held && !this.pending && this.heldLines === 0 && isResponse(message)) this.writable.write(serializeMessage(message, this.includeJsonrpc));
     else this.pending += serializeMessage(message, this.includeJsonrpc);
     // Lines written in one turn of the event loop go out in one write (a burst of deltas is one syscall).
     this.batch ??= this.scheduleBatch();
@@ -114,6 +117,8 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     this.writeText();
     const earlier = this.pending;
     this.pending = "";
+    // Until they are out, an answer written meanwhile waits too: it must not overtake them.
+    if (earlier) this.heldLines++;
     const chunks = serializeSliced(result.value).catch((error: Error) => {
       // As a result JSON.stringify would refuse: reported, and the response is not written.
       this.fireError(error, message, ++this.errorCount);
@@ -121,12 +126,18 @@ export class NewlineMessageWriter extends AbstractMessageWriter implements Messa
     });
     const held = (this.held ?? Promise.resolve()).then(async () => {
       const serialized = await chunks;
-      if (!this.failed && earlier) this.writable.write(earlier);
-      if (!this.failed && serialized) {
-        this.writable.write(line.slice(0, at));
-        for (const chunk of serialized) this.writable.write(chunk);
-        this.writable.write(line.slice(at + RESULT_MARK_JSON.length));
-        this.checkBackedUp();
+      try {
+        if (!this.failed && earlier) this.writable.write(earlier);
+        if (!this.failed && serialized) {
+          this.writable.write(line.slice(0, at));
+          for (const chunk of serialized) this.writable.write(chunk);
+          this.writable.write(line.slice(at + RESULT_MARK_JSON.length));
+          this.checkBackedUp();
+        }
+      } finally {
+        if (earlier) this.heldLines--;
+        // Not when the response was announced: until now its bytes and chunks were still held here.
+        result.written();
       }
       if (this.held !== held) return;
       this.held = undefined;

@@ -29,10 +29,20 @@ const WALK_DEPTH = 5;
  * written. Anything else that serializes it (the audit log, a trace) gets `value` through `toJSON`.
  */
 export class LargeResult {
-  constructor(readonly value: unknown) {}
+  constructor(
+    readonly value: unknown,
+    private onWritten?: () => void,
+  ) {}
 
   toJSON(): unknown {
     return this.value;
+  }
+
+  /** Called by the writer once the line is in the stream, or dropped: what the answer held may go (once). */
+  written(): void {
+    const onWritten = this.onWritten;
+    this.onWritten = undefined;
+    onWritten?.();
   }
 }
 

@@ -1,3 +1,3 @@
-/** jsdiff as the diff and config code use it, bundled into dist/vendor/ by the build (scripts/vendor.mjs). */
-export { diffArrays } from "diff";
+/** jsdiff as the diff, config and record code use it, bundled into dist/vendor/ by the build (scripts/vendor.mjs). */
+export { applyPatch, diffArrays, diffWordsWithSpace, parsePatch, reversePatch } from "diff";
 export type { ArrayChange } from "diff";

@@ -5,7 +5,7 @@ import { isInside, type WritableRoots } from "./roots.js";
 import { copyTree, removeTree } from "./confinedTree.js";
 import { ConfinedFsError, Confinement, type Access } from "./confinement.js";
 import { asConfinedError, at, locate, READ_DIRECTORY, READ_FILE, unlessCode, WRITE_FILE, type LocateOptions, type Located } from "./fdWalk.js";
-import { copyContents, notRegular, readAll, regularFile, tooLarge } from "./regularFiles.js";
+import { copyContents, notRegular, readAll, readTail, regularFile, tooLarge } from "./regularFiles.js";
 
 /** Times a use retries when the entry it found turns into a symlink before it is opened. */
 const SWAP_RETRIES = 8;
@@ -43,18 +43,24 @@ export class ConfinedFs {
   }
 
   /**
-   * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `beforeRead`
-   * learns the size once the file is open and checked, before any byte is read; it may throw to refuse.
+   * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `reserve` is
+   * told the bytes the read will hold: the size once the file is open and checked, before any byte
+   * is read, then each piece read past it (the file grew meanwhile); it may throw to refuse.
+   * `tailBytes` reads only the file's last bytes (a log's end), however large it is.
    */
-  async readFile(file: string, options: { maxBytes?: number; beforeRead?: (size: number) => void } = {}): Promise<Buffer> {
+  async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
-      const handle = await openFinal(parent, name, READ_FILE);
+      const handle = await openToRead(parent, name, file, location);
       try {
         const info = await regularFile(handle, file, location);
+        if (options.tailBytes !== undefined) {
+          options.reserve?.(Math.min(info.size, options.tailBytes));
+          return await readTail(handle, info.size, options.tailBytes);
+        }
         const limit = options.maxBytes;
         if (limit !== undefined && info.size > limit) throw tooLarge(file, location, info.size, limit);
-        options.beforeRead?.(info.size);
-        return await readAll(handle, info.size, limit, file, location);
+        options.reserve?.(info.size);
+        return await readAll(handle, info.size, limit, file, location, options.reserve);
       } finally {
         await handle.close();
       }
@@ -157,7 +163,7 @@ export class ConfinedFs {
    */
   async copy(source: string, destination: string, options: { recursive: boolean }): Promise<void> {
     await this.withFinal(source, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
-      const from = await openFinal(parent, name, READ_FILE);
+      const from = await openToRead(parent, name, source, location);
       try {
         const info = await from.stat();
         if (!info.isDirectory()) {
@@ -250,6 +256,15 @@ async function openFinal(parent: FileHandle, name: string, flags: number): Promi
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new SwappedToLink();
     throw error;
   }
+}
+
+/** Opens the final entry to read (a FIFO opens at once, and is refused once its type is checked). */
+async function openToRead(parent: FileHandle, name: string, requested: string, location: string): Promise<FileHandle> {
+  return openFinal(parent, name, READ_FILE).catch((error: NodeJS.ErrnoException) => {
+    // What opening a socket answers.
+    if (error.code === "ENXIO") throw notRegular(requested, location, "a socket");
+    throw error;
+  });
 }
 
 /** Opens (creating) the final entry to write, checked to be a regular file; the caller truncates it. */

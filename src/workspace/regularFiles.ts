@@ -34,6 +34,19 @@ export async function readRegularFile(file: string, maxBytes: number, options: {
   }
 }
 
+/** The last `bytes` bytes of an open file of `size` bytes (fewer when it shrank meanwhile). */
+export async function readTail(handle: FileHandle, size: number, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(Math.min(size, bytes));
+  const start = size - buffer.length;
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
 /** The first `maxBytes` bytes of an open file (fewer when it is shorter). */
 async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer> {
   const buffer = Buffer.alloc(maxBytes);
@@ -49,8 +62,18 @@ async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer>
 /** Bytes one read asks for: reads run on the I/O threads, a chunk at a time. */
 const READ_CHUNK = 16 * 1024 * 1024;
 
-/** Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size` was read). */
-export async function readAll(handle: FileHandle, size: number, limit: number | undefined, requested: string, location: string): Promise<Buffer> {
+/**
+ * Reads an open file to its end, failing with ETOOLARGE past `limit` bytes (it may grow after `size`
+ * was read); `reserve` is told each piece read past `size` before it is kept, and may throw to refuse.
+ */
+export async function readAll(
+  handle: FileHandle,
+  size: number,
+  limit: number | undefined,
+  requested: string,
+  location: string,
+  reserve?: (bytes: number) => void,
+): Promise<Buffer> {
   // Read in place into one buffer of the size the file had: joining the chunks of a 60 MB file
   // would copy it whole, holding the event loop ~50 ms.
   const whole = Buffer.allocUnsafe(size);
@@ -68,6 +91,7 @@ export async function readAll(handle: FileHandle, size: number, limit: number | 
     if (bytesRead === 0) return chunks.length === 1 ? whole : Buffer.concat(chunks, total);
     total += bytesRead;
     if (limit !== undefined && total > limit) throw tooLarge(requested, location, total, limit);
+    reserve?.(bytesRead);
     chunks.push(chunk.subarray(0, bytesRead));
   }
 }

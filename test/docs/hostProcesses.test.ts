@@ -11,10 +11,11 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
-/** What starts a process; type-only imports do not. */
+/** What starts a process; type-only imports do not. execa is imported through src/vendor/execa.ts. */
+const SPAWNERS = String.raw`(?:(?:\.\.\/)+vendor\/execa\.js|execa|node:child_process|child_process|@lydell\/node-pty)`;
 const STARTS_A_PROCESS = [
-  /^import (?!type\b)[^;]*from "(?:execa|node:child_process|child_process|@lydell\/node-pty)"/m,
-  /import\("(?:execa|node:child_process|child_process|@lydell\/node-pty)"\)/,
+  new RegExp(`^import (?!type\\b)[^;]*from "${SPAWNERS}"`, "m"),
+  new RegExp(`import\\("${SPAWNERS}"\\)`),
   /\bStdioClientTransport\b/,
   // Whoever builds an unsandboxed launcher decides that something runs outside the sandbox (the
   // spawners in exec/ run whatever launcher they are given: processGroup.ts is listed for execa).

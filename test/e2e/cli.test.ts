@@ -140,11 +140,14 @@ describe("command line", () => {
     }
   });
 
-  it("replays a scenario: prints it, checks it against its golden file, shows a diff on a mismatch", async () => {
+  it("replays a scenario: prints it, checks it against its golden file (saying how to make a missing one), shows the step and a word diff on a mismatch", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "aas-replay-"));
     try {
       const scenario = path.join(dir, "hello.scenario.json");
       writeFileSync(scenario, readFileSync(path.resolve("fixtures/01-streamed-answer.scenario.json")));
+      const missing = ServerProcess.start({ args: ["replay", scenario, "--check"], protocol: false });
+      expect((await missing.waitExit(undefined, 20_000)).code).toBe(1);
+      expect(missing.stderr).toContain(`no golden file ${path.join(dir, "hello.jsonl")}; create it with: agent-app-server replay ${scenario} --update`);
       const printed = ServerProcess.start({ args: ["replay", scenario], protocol: false });
       expect((await printed.waitExit(undefined, 20_000)).code).toBe(0);
       expect(printed.stdoutLines.filter(Boolean).map((line) => JSON.parse(line).dir)).toContain("s2c");
@@ -156,6 +159,8 @@ describe("command line", () => {
       expect((await bad.waitExit(undefined, 20_000)).code).toBe(1);
       expect(bad.stderr).toContain("first difference at line");
       expect(bad.stderr).toContain("STREAMED ");
+      expect(bad.stderr).toMatch(/FAIL .*hello\.scenario\.json, at steps\[\d+\] \((request turn\/start|waitFor turn\/completed)\)/);
+      expect(bad.stderr).toMatch(/words: .*\[-STREAMED-\]\{\+streamed\+\}/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { crc32 } from "node:zlib";
@@ -183,6 +185,28 @@ describe("fs/*", () => {
     );
   });
 
+  it("puts a log's last 16 MiB in feedback without reading the rest, and refuses more logs than the read budget holds", async () => {
+    const { server, workspace } = await serve();
+    // Sparse, 5 GiB: read whole it was more than a Buffer holds; at 1 GiB, 1.1 GB of memory for a moment.
+    const huge = path.join(workspace, "huge.log");
+    write(huge, "");
+    truncateSync(huge, 5 * 1024 ** 3);
+    appendFileSync(huge, "the end\n");
+    const savePath = path.join(workspace, "feedback.zip");
+    await ok(server, "feedback/save", { classification: "bug", savePath, includeLogs: true, extraLogFiles: [huge] });
+    const log = readZip(readFileSync(savePath)).get("logs/1-huge.log")!;
+    expect(log.length).toBe(16 * 1024 * 1024);
+    expect(log.endsWith("the end\n")).toBe(true);
+    // Each log is cut to 16 MiB, but one request naming many must not hold them all at once.
+    const many = await fails(server, "feedback/save", { classification: "bug", savePath: path.join(workspace, "many.zip"), includeLogs: true, extraLogFiles: Array(20).fill(huge) });
+    expect(many).toEqual({
+      code: -32600,
+      message: "feedback/save: the logs to include come to more than the 128 MiB read at once (each is cut to its last 16 MiB); name fewer extraLogFiles",
+    });
+    expect(existsSync(path.join(workspace, "many.zip"))).toBe(false);
+    expect((await ok(server, "fs/readFile", { path: huge.replace("huge.log", "feedback.zip") })).dataBase64.length).toBeGreaterThan(0);
+  });
+
   it("refuses relative paths, escapes through .. or symlinks, missing files and oversized reads", async () => {
     const { server, workspace } = await serve();
     const outside = tempDir("aas-fs-outside-");
@@ -234,6 +258,22 @@ describe("fs/*", () => {
     const tooBig = await fails(server, "fs/readFile", { path: huge });
     expect(tooBig.code).toBe(-32600);
     expect(tooBig.message).toContain("larger than 64 MiB are not read");
+
+    // A NUL cannot be in a path: refused as bad params, not an I/O failure naming Node's arguments.
+    const nul = await fails(server, "fs/readFile", { path: `${workspace}/a\u0000b` });
+    expect(nul.code).toBe(-32602);
+    expect(nul.message).toContain("params.path: must not contain a NUL character");
+    // A socket is no regular file, as a FIFO or a device is not.
+    const socketPath = path.join(workspace, "sock");
+    const listener = net.createServer().listen(socketPath);
+    await once(listener, "listening");
+    try {
+      for (const [method, params] of [["fs/readFile", { path: socketPath }], ["fs/copy", { sourcePath: socketPath, destinationPath: path.join(workspace, "copied") }]] as const) {
+        expect(await fails(server, method, params)).toEqual({ code: -32600, message: `${method}: ${socketPath} is not a regular file (it is a socket)`, data: { path: socketPath } });
+      }
+    } finally {
+      listener.close();
+    }
   });
 
   it("allows configured writable roots and trusted projects outside the server's cwd, not a thread's cwd", async () => {

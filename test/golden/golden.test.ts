@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { goldenPathOf } from "../../src/cli/replay.js";
-import { runScenarioFile } from "../../src/testing/scenarioRunner.js";
+import { runScenario, runScenarioFile } from "../../src/testing/scenarioRunner.js";
 import { diffTranscripts, renderTranscript, type TranscriptEntry } from "../../src/testing/transcript.js";
 import { checkServerMessage, referenceAvailable } from "../conformance/referenceSchema.js";
 import { CLI_PATH } from "../support/serverProcess.js";
@@ -48,5 +48,21 @@ describe("golden transcripts (fixtures/)", () => {
     const scenario = path.join(FIXTURES, "03-command-accepted.scenario.json");
     const [first, second] = [await runScenarioFile(scenario, options), await runScenarioFile(scenario, options)];
     expect(renderTranscript(second)).toBe(renderTranscript(first));
+  });
+
+  it("sends a command's output as one delta at its exit, however the pipe's reads split it", async () => {
+    const scenario = {
+      name: "split-output",
+      config: { approval_policy: "never", sandbox_mode: "danger-full-access" },
+      model: [{ items: [{ type: "exec", cmd: "printf one; sleep 0.2; printf two", callId: "call_split" }] }, { items: [{ type: "message", text: "Done." }] }],
+      steps: [
+        { request: "thread/start", params: { cwd: "${WORKSPACE}" }, save: { threadId: "result.thread.id" } },
+        { request: "turn/start", params: { threadId: "${threadId}", input: [{ type: "text", text: "Print." }] } },
+        { waitFor: "turn/completed" },
+      ],
+    };
+    const transcript = await runScenario(scenario, options);
+    const deltas = transcript.filter((entry) => entry.dir === "s2c" && (entry.msg as { method?: string }).method === "item/commandExecution/outputDelta");
+    expect(deltas.map((entry) => (entry.msg as { params: { delta: string } }).params.delta)).toEqual(["onetwo"]);
   });
 });

@@ -54,6 +54,11 @@ describe("log redaction", () => {
     }
   });
 
+  it("keeps token counts (a number under a *Tokens key) and still masks a token's value", () => {
+    const usage = { tokenUsage: { last: { inputTokens: 10, totalTokens: 15 } }, total_tokens: 3, token: 123456, accessToken: "abc" };
+    expect(redactSecrets(usage, knownSecrets([]))).toEqual({ tokenUsage: { last: { inputTokens: 10, totalTokens: 15 } }, total_tokens: 3, token: "[REDACTED]", accessToken: "[REDACTED]" });
+  });
+
   it("masks every value of a provider's http_headers and query_params, in config tables and config writes", () => {
     const secrets = knownSecrets([]);
     const config = { model_providers: { gw: { base_url: "http://gw", http_headers: { "X-Custom-Auth": "abc" }, query_params: { v: "1" } } } };

@@ -85,6 +85,22 @@ describe("NewlineMessageWriter with a large result", () => {
     expect(lines.filter((_, index) => index !== 2)).toEqual(['{"method":"before"}', '{"id":2,"result":{"quick":true}}', '{"method":"after"}', '{"id":3,"result":{}}', ""]);
   });
 
+  it("never lets an answer overtake a message held behind a second large result", async () => {
+    const { writer, text } = capture();
+    void writer.write({ jsonrpc: "2.0", id: 1, result: new LargeResult(history(300, 50)) } as never);
+    void writer.write({ jsonrpc: "2.0", method: "turn/completed" } as never);
+    void writer.write({ jsonrpc: "2.0", id: 2, result: new LargeResult(history(300, 50)) } as never);
+    // Written while the notification waits behind the second large result: it must wait too.
+    void writer.write({ jsonrpc: "2.0", id: 3, result: { turn: "next" } } as never);
+    await writer.flush();
+    const order = text()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { id?: number; method?: string })
+      .map((message) => message.method ?? message.id);
+    expect(order).toEqual([1, "turn/completed", 2, 3]);
+  });
+
   it("serves the event loop meanwhile, and ends the output only after the line", async () => {
     const { writer, text } = capture();
     let turns = 0;

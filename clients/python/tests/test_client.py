@@ -282,6 +282,38 @@ class RealServerTest(TempDirTestCase):
         self.assertFalse((self.workspace / "second.txt").exists())
         self.assertEqual(await AppServerClient.collect_text(iter_events(events)), "The change was declined.")
 
+    async def test_a_scenario_replays_through_the_server_as_its_golden_file_says(self) -> None:
+        # A golden scenario (what `agent-app-server record` writes, or fixtures/) played through this client:
+        # its scripted model served, its steps taken, its answers given, its checks made.
+        name = "03-command-accepted"
+        scenario = json.loads((REPO / "fixtures" / f"{name}.scenario.json").read_text())
+        golden = [json.loads(line) for line in (REPO / "fixtures" / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+        expected = [
+            entry["msg"]["params"]["item"]["text"]
+            for entry in golden
+            if entry["dir"] == "s2c" and entry["msg"].get("method") == "item/completed" and entry["msg"]["params"]["item"]["type"] == "agentMessage"
+        ]
+        for file, content in scenario.get("files", {}).items():
+            (self.workspace / file).parent.mkdir(parents=True, exist_ok=True)
+            (self.workspace / file).write_text(content)
+        client = await self.spawn(scenario["model"], scenario.get("config"))
+        answers = scenario.get("answers", {})
+        client.on_command_approval(lambda _request: answers["item/commandExecution/requestApproval"]["result"]["decision"])
+        thread_id = ""
+        texts: List[str] = []
+        for step in scenario["steps"]:
+            if step.get("request") == "thread/start":
+                thread_id = (await client.start_thread(cwd=str(self.workspace))).thread.id
+            elif step.get("request") == "turn/start":
+                text = step["params"]["input"][0]["text"]
+                events = [event async for event in client.run_turn(thread_id, text)]
+                texts += [item.text for item in completed_items(events, AgentMessageItem)]
+            elif "check" in step:
+                self.assertEqual((self.workspace / step["check"]["file"]).exists(), step["check"].get("exists", True))
+            else:
+                self.assertIn("waitFor", step, f"a step this test does not play: {step}")
+        self.assertEqual(texts, expected)
+
     async def test_close_as_context_manager_leaves_no_process(self) -> None:
         client = await self.spawn(STREAMED)
         self.clients.remove(client)

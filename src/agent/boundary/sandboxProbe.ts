@@ -33,7 +33,7 @@ export async function probeSandbox(bwrap: string, probe: Launcher): Promise<stri
 }
 
 async function whyNot(bwrap: string, probe: Launcher): Promise<string | null> {
-  const { execa } = await import("execa");
+  const { execa } = await import("../../vendor/execa.js");
   const launch = probe({ PATH: process.env.PATH ?? "/usr/bin:/bin" });
   const [command, ...args] = launch.argv;
   const result = await execa(command!, args, { env: launch.env, extendEnv: false, reject: false, stdin: "ignore", timeout: 10_000 });

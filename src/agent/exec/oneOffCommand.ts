@@ -1,4 +1,4 @@
-import type { ResultPromise } from "execa";
+import type { ResultPromise } from "../../vendor/execa.js";
 import type { Readable } from "node:stream";
 import type { Launcher } from "../boundary/launch.js";
 import { killProcessGroup, processExit, spawnProcessGroup } from "./processGroup.js";

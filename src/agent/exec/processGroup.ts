@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from "execa";
+import { execa, type ResultPromise } from "../../vendor/execa.js";
 import type { Launch, Launcher } from "../boundary/launch.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 

@@ -1,4 +1,4 @@
-import type { ResultPromise } from "execa";
+import type { ResultPromise } from "../../vendor/execa.js";
 import { StringDecoder } from "node:string_decoder";
 import type { Launcher } from "../boundary/launch.js";
 import type { KeptOutput } from "./commandOutput.js";

@@ -150,17 +150,21 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
   }
 
   const started = context.environment.clock.nowMs();
+  const sendOutput = (delta: string) =>
+    void context.emit({
+      type: "notify",
+      method: "item/commandExecution/outputDelta",
+      params: { threadId: context.threadId, turnId: context.turnId, itemId: request.callId, delta },
+    });
+  // Steady output (deterministic mode): one delta at exit, not as the OS happened to split the pipe's reads.
+  let held = "";
+  const steady = context.environment.steadyOutput === true;
   const session = await context.sessions.start(
     launcher,
     {
       cwd: request.workdir,
       env: shell.env,
-      onOutput: (delta) =>
-        void context.emit({
-          type: "notify",
-          method: "item/commandExecution/outputDelta",
-          params: { threadId: context.threadId, turnId: context.turnId, itemId: request.callId, delta },
-        }),
+      onOutput: (delta) => (steady ? void (held += delta) : sendOutput(delta)),
     },
     {
       turnId: context.turnId,
@@ -173,15 +177,16 @@ export async function runCommand(request: CommandRequest, context: ToolContext):
     },
   );
   // The item completes when the process exits, whether the model is still waiting on it or not.
-  const completion = session.exited.then((exit) =>
-    finish({
+  const completion = session.exited.then((exit) => {
+    if (held) sendOutput(held);
+    return finish({
       status: exit.exitCode === 0 ? "completed" : "failed",
       processId: session.pid,
       aggregatedOutput: session.aggregatedOutput,
       exitCode: exit.exitCode,
       durationMs: context.environment.clock.nowMs() - started,
-    }),
-  );
+    });
+  });
 
   if (request.yieldMs !== null) {
     const exited = await session.waitExit(request.yieldMs, context.signal);

@@ -25,6 +25,8 @@ export interface ToolEnvironment {
   readonly loginShell: LoginShell;
   /** Tells clients about a problem once per server (a `configWarning`). */
   warnOnce(summary: string, details: string): void;
+  /** Deterministic mode: a command's output reaches clients as one delta when it exits. */
+  readonly steadyOutput?: boolean | undefined;
 }
 
 /** What a tool may use while it runs. */

@@ -1,15 +1,18 @@
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { FeedbackSaveParams } from "../../protocol/feedbackMethods.js";
 import { invalidRequest } from "../../protocol/errors.js";
 import type { Clock } from "../../runtime/clock.js";
 import { SERVER_VERSION } from "../../runtime/version.js";
 import type { AllowedRoots } from "../../workspace/allowedRoots.js";
+import { readTail } from "../../workspace/regularFiles.js";
 import type { ZipEntry } from "../../workspace/zipArchive.js";
+import type { ByteBudget } from "../byteBudget.js";
 import type { HandlerTable } from "../dispatcher.js";
 import { reportingFsErrors } from "./fsFailure.js";
 
 /** Largest file put in a feedback archive; a bigger one is cut (its tail kept: logs end with what matters). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
+const MiB = 1024 * 1024;
 
 /** What `feedback/save` reads: the roots files must be inside, the thread files, the clock. */
 export interface FeedbackDeps {
@@ -17,6 +20,8 @@ export interface FeedbackDeps {
   /** The path of a thread's file, if it is stored. */
   readonly threadFile: (threadId: string) => string | undefined;
   readonly clock: Clock;
+  /** The server's budget of bytes read at once (fs/readFile's): the logs are held until the archive is written. */
+  readonly reads: ByteBudget;
 }
 
 /**
@@ -34,11 +39,28 @@ export function feedbackHandlers(deps: FeedbackDeps): Pick<HandlerTable, "feedba
         () => false,
       );
       if (exists) throw invalidRequest(`feedback/save: ${params.savePath} already exists; give a path not used yet`);
-      const entries = [{ name: "feedback.json", data: Buffer.from(JSON.stringify(summary(params, deps.clock), null, 2) + "\n") }, ...(await logs(params, deps))];
-      // Loaded here, not at start-up: zlib is only needed for this.
-      const { zipArchive } = await import("../../workspace/zipArchive.js");
-      const archive = zipArchive(entries, new Date(deps.clock.nowMs()));
-      await reportingFsErrors("feedback/save", params.savePath, () => files.writeFile(params.savePath, archive));
+      // The logs a request names are held at once (and copied into the archive): they count against
+      // the read budget, so neither one request naming many nor many requests hold more.
+      const releases: Array<() => void> = [];
+      let total = 0;
+      const reserve = (bytes: number) => {
+        total += bytes;
+        if (total > deps.reads.limit) {
+          throw invalidRequest(
+            `feedback/save: the logs to include come to more than the ${deps.reads.limit / MiB} MiB read at once (each is cut to its last ${MAX_FILE_BYTES / MiB} MiB); name fewer extraLogFiles`,
+          );
+        }
+        releases.push(deps.reads.reserve(bytes));
+      };
+      try {
+        const entries = [{ name: "feedback.json", data: Buffer.from(JSON.stringify(summary(params, deps.clock), null, 2) + "\n") }, ...(await logs(params, deps, reserve))];
+        // Loaded here, not at start-up: zlib is only needed for this.
+        const { zipArchive } = await import("../../workspace/zipArchive.js");
+        const archive = zipArchive(entries, new Date(deps.clock.nowMs()));
+        await reportingFsErrors("feedback/save", params.savePath, () => files.writeFile(params.savePath, archive));
+      } finally {
+        for (const release of releases) release();
+      }
       return { savedPath: params.savePath, threadId: params.threadId ?? "", promptHash: null };
     },
   };
@@ -56,20 +78,31 @@ function summary(params: FeedbackSaveParams, clock: Clock): Record<string, unkno
   };
 }
 
-/** With `includeLogs`: the thread's file and the extra log files, each cut to its last 16 MiB. */
-async function logs(params: FeedbackSaveParams, deps: FeedbackDeps): Promise<ZipEntry[]> {
+/**
+ * With `includeLogs`: the thread's file and the extra log files, each cut to its last 16 MiB. Only
+ * that tail is read (a file whole could be gigabytes); `reserve` is told each tail's size first.
+ */
+async function logs(params: FeedbackSaveParams, deps: FeedbackDeps, reserve: (bytes: number) => void): Promise<ZipEntry[]> {
   if (!params.includeLogs) return [];
   const entries: ZipEntry[] = [];
   const threadFile = params.threadId ? deps.threadFile(params.threadId) : undefined;
-  if (threadFile) entries.push({ name: `thread-${params.threadId}.jsonl`, data: tail(await readFile(threadFile)) });
+  if (threadFile) entries.push({ name: `thread-${params.threadId}.jsonl`, data: await threadTail(threadFile, reserve) });
   const files = await deps.roots().confined();
   for (const [index, file] of (params.extraLogFiles ?? []).entries()) {
-    const data = await reportingFsErrors("feedback/save", file, () => files.readFile(file));
-    entries.push({ name: `logs/${index + 1}-${file.split("/").pop() || "log"}`, data: tail(data) });
+    const data = await reportingFsErrors("feedback/save", file, () => files.readFile(file, { tailBytes: MAX_FILE_BYTES, reserve }));
+    entries.push({ name: `logs/${index + 1}-${file.split("/").pop() || "log"}`, data });
   }
   return entries;
 }
 
-function tail(data: Buffer): Buffer {
-  return data.length <= MAX_FILE_BYTES ? data : data.subarray(data.length - MAX_FILE_BYTES);
+/** The last {@link MAX_FILE_BYTES} of a thread's file (the server's own). */
+async function threadTail(file: string, reserve: (bytes: number) => void): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    reserve(Math.min(size, MAX_FILE_BYTES));
+    return await readTail(handle, size, MAX_FILE_BYTES);
+  } finally {
+    await handle.close();
+  }
 }

@@ -44,11 +44,12 @@ export function fsHandlers(roots: () => AllowedRoots, { watches, clock, logger, 
   // A file the whole budget could never hold is refused as too large (-32600), not as "retry later".
   const maxBytes = Math.min(MAX_READ_BYTES, reads.limit);
   return {
-    "fs/readFile": async (params, { afterResponse }) => {
-      // Reads at once must fit the budget, by the size each file has when opened; past it -32001.
-      // Held until the answer is written (error answers too): its base64 and JSON line are most of a read's memory.
-      const beforeRead = (size: number) => afterResponse(reads.reserve(size));
-      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, beforeRead }));
+    "fs/readFile": async (params, { whenAnswerWritten }) => {
+      // Reads at once must fit the budget, by the size each file has when opened and what it grew by
+      // while read (a file opened empty may grow to maxBytes); past it -32001.
+      // Held until the answer's line is in the stream: its base64 and JSON line are most of a read's memory.
+      const reserve = (bytes: number) => whenAnswerWritten(reads.reserve(bytes));
+      const bytes = await run("fs/readFile", params.path, (files) => files.readFile(params.path, { maxBytes, reserve }));
       return { dataBase64: base64Json(bytes) };
     },
     "fs/writeFile": async (params) => {
