@@ -5,11 +5,12 @@ const NOT_A_LETTER = -1;
 
 /**
  * One candidate path prepared for matching, in typed arrays a search reuses from path to path:
- * its characters (code points, as `Array.from` splits them), and where each letter of the query
- * occurs, ascending. Building it is one pass over the path with no allocation once the arrays are
- * big enough, and touches only the letters the path has, however many the query has. A path is
- * given as its directory and its name: the directory's pass is kept and reused while the
- * directory stays the same, as it does for all the entries of one directory.
+ * its characters (code points, as `Array.from` splits them), where the query's letters occur in
+ * it, in path order, and (once {@link sortByLetter} has run) where each letter occurs, ascending.
+ * Building it is one pass over the path with no allocation once the arrays are big enough, and
+ * touches only the letters the path has, however many the query has. A path is given as its
+ * directory and its name: the directory's pass is kept and reused while the directory stays the
+ * same, as it does for all the entries of one directory.
  */
 export class CandidateIndex {
   /** Characters of the candidate (code points), not UTF-16 units. */
@@ -19,9 +20,9 @@ export class CandidateIndex {
   /** Each letter's positions, ascending, one letter after another (see {@link first} and {@link end}). */
   positions = new Int32Array(256);
   /** The current candidate's positions that are letters of the query, in order (`hits` of them), and the letter at each. */
-  private hitAt = new Int32Array(256);
-  private hitLetter = new Int32Array(256);
-  private hits = 0;
+  hitAt = new Int32Array(256);
+  hitLetter = new Int32Array(256);
+  hits = 0;
   /** Letters of the current candidate, in order of first appearance (`letters` of them). */
   private present = new Int32Array(256);
   private letters = 0;
@@ -47,17 +48,17 @@ export class CandidateIndex {
     for (let code = 0; code < 128; code++) this.asciiLetter[code] = this.fold(code);
   }
 
-  /** Where `letter`'s positions begin in {@link positions}. */
+  /** Where `letter`'s positions begin in {@link positions} (after {@link sortByLetter}). */
   first(letter: number): number {
     return this.stamp[letter] === this.generation ? this.firstAt[letter]! : 0;
   }
 
-  /** Where `letter`'s positions end in {@link positions} (exclusive). */
+  /** Where `letter`'s positions end in {@link positions} (exclusive; after {@link sortByLetter}). */
   end(letter: number): number {
     return this.stamp[letter] === this.generation ? this.firstAt[letter]! + this.count[letter]! : 0;
   }
 
-  /** Indexes the path `name` in `dir` (`dir/name`, or `name` when `dir` is ""), replacing the one before. */
+  /** Reads the path `name` in `dir` (`dir/name`, or `name` when `dir` is ""), replacing the one before: its characters and its hits. */
   index(dir: string, name: string): void {
     const units = dir.length + 1 + name.length;
     if (this.codes.length < units) this.grow(units);
@@ -85,8 +86,12 @@ export class CandidateIndex {
       }
     }
     this.scan(name, generation);
+  }
+
+  /** Fills {@link positions} for the path read last: what {@link first} and {@link end} look up. */
+  sortByLetter(): void {
     // Counting sort: each letter present gets a run of positions; filled in order, so each run ascends.
-    const { firstAt, positions, hitAt, hitLetter } = this;
+    const { present, count, firstAt, positions, hitAt, hitLetter } = this;
     let offset = 0;
     for (let i = 0; i < this.letters; i++) {
       const letter = present[i]!;

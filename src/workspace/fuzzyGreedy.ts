@@ -39,6 +39,28 @@ export function backwardAlignment(atom: Int32Array, candidate: CandidateIndex, t
   }
 }
 
+/**
+ * How many alignments `atom` has in the candidate, counted up to 2 (for several), from its hits in
+ * path order, so before {@link CandidateIndex.sortByLetter}. The leftmost alignment is left in
+ * `indices`; every alignment lies between it and the rightmost, letter by letter, so when the two
+ * are the same it is the only one. O(hits); allocates nothing.
+ */
+export function alignmentCount(atom: Int32Array, candidate: CandidateIndex, indices: Int32Array): 0 | 1 | 2 {
+  const { hitAt, hitLetter, hits } = candidate;
+  const last = atom.length - 1;
+  let i = 0;
+  for (let hit = 0; hit < hits && i <= last; hit++) if (hitLetter[hit] === atom[i]) indices[i++] = hitAt[hit]!;
+  if (i <= last) return 0;
+  // The rightmost alignment, from the last occurrence of the last letter backwards, compared as it is found.
+  i = last;
+  for (let hit = hits - 1; i >= 0; hit--) {
+    if (hitLetter[hit] !== atom[i]) continue;
+    if (hitAt[hit] !== indices[i]) return 2;
+    i--;
+  }
+  return 1;
+}
+
 /** Index of the first element of ascending `positions[low..high)` that is at least `value` (`high` if none). */
 export function firstAtOrAfter(positions: Int32Array, low: number, high: number, value: number): number {
   while (low < high) {

@@ -1,9 +1,9 @@
 import { CandidateIndex } from "./fuzzyCandidate.js";
-import { backwardAlignment, forwardEnd } from "./fuzzyGreedy.js";
+import { alignmentCount, backwardAlignment, forwardEnd } from "./fuzzyGreedy.js";
 import { optimalAlignment } from "./fuzzyOptimal.js";
 import type { Steps } from "../runtime/timeSlice.js";
 import { alignmentScore } from "./fuzzyScore.js";
-import type { FuzzyQuery } from "./fuzzyQuery.js";
+import type { FuzzyQuery, QueryAtom } from "./fuzzyQuery.js";
 
 /**
  * Dynamic-programming cells (atom length × span of the path the atom can match in) one candidate
@@ -67,7 +67,20 @@ export class FuzzyMatcher {
    */
   match(dir: string, name: string): number {
     const atoms = this.query.atoms.length;
-    if (!this.begin(dir, name) || !this.filter(0, atoms)) return NO_MATCH;
+    if (!this.begin(dir, name)) return NO_MATCH;
+    if (atoms === 1) {
+      // One word with one alignment (as most paths have) needs no index by letter: the only alignment is the best.
+      const atom = this.query.atoms[0]!;
+      if (this.alignment.length < atom.length) this.growAlignments(atom.length);
+      const alignments = alignmentCount(atom.letters, this.candidate, this.alignment);
+      if (alignments === 0) return NO_MATCH;
+      if (alignments === 1) {
+        this.keep(atom, alignmentScore(this.candidate.codes, this.alignment, atom.length));
+        return Math.max(0, this.score);
+      }
+    }
+    this.candidate.sortByLetter();
+    if (!this.filter(0, atoms)) return NO_MATCH;
     this.align(0, atoms);
     return Math.max(0, this.score);
   }
@@ -76,6 +89,7 @@ export class FuzzyMatcher {
   *steps(dir: string, name: string): Steps<number> {
     const atoms = this.query.atoms.length;
     if (!this.begin(dir, name)) return NO_MATCH;
+    this.candidate.sortByLetter();
     // Every atom must match before any is scored: most candidates fail here, cheaply.
     for (let from = 0; from < atoms; from += ATOMS_PER_STEP) {
       if (!this.filter(from, Math.min(atoms, from + ATOMS_PER_STEP))) return NO_MATCH;
@@ -95,7 +109,7 @@ export class FuzzyMatcher {
     return indices;
   }
 
-  /** Indexes the path for matching; false when it is too short for the longest atom. */
+  /** Reads the path for matching; false when it is too short for the longest atom. */
   private begin(dir: string, name: string): boolean {
     const { query, candidate } = this;
     // A path has at least as many UTF-16 units as characters.
@@ -131,7 +145,7 @@ export class FuzzyMatcher {
 
   /** Aligns and scores atoms `from..to`, which all match, marking the positions each matched. */
   private align(from: number, to: number): void {
-    const { candidate, lo, hi, matched, mark } = this;
+    const { candidate, lo, hi } = this;
     const atoms = this.query.atoms;
     for (let i = from; i < to; i++) {
       const atom = atoms[i]!;
@@ -146,13 +160,19 @@ export class FuzzyMatcher {
       } else {
         score = this.betterGreedy(atom.letters, this.greedyEnd[i]!);
       }
-      // Read after the alignment: the greedy one may have swapped the scratch arrays.
-      const alignment = this.alignment;
-      this.score += score * atom.count;
-      for (let k = 0; k < length; k++) matched[alignment[k]!] = mark;
-      if (alignment[0]! < this.first) this.first = alignment[0]!;
-      if (alignment[length - 1]! > this.last) this.last = alignment[length - 1]!;
+      // After the alignment: the greedy one may have swapped the scratch arrays.
+      this.keep(atom, score);
     }
+  }
+
+  /** Adds `atom`, aligned at {@link alignment} for `score`, to the current match: its score, per repeat, and its positions. */
+  private keep(atom: QueryAtom, score: number): void {
+    const { alignment, matched, mark } = this;
+    const length = atom.length;
+    this.score += score * atom.count;
+    for (let k = 0; k < length; k++) matched[alignment[k]!] = mark;
+    if (alignment[0]! < this.first) this.first = alignment[0]!;
+    if (alignment[length - 1]! > this.last) this.last = alignment[length - 1]!;
   }
 
   /**

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FuzzyMatcher, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
+import { CandidateIndex } from "../../src/workspace/fuzzyCandidate.js";
+import { alignmentCount } from "../../src/workspace/fuzzyGreedy.js";
+import { FuzzyMatcher, MAX_ALIGNMENT_CELLS, NO_MATCH } from "../../src/workspace/fuzzyMatch.js";
 import { MAX_QUERY_WORDS, parseQuerySteps } from "../../src/workspace/fuzzyQuery.js";
-import { fuzzyMatch, matchWith, parseQuery } from "../support/fuzzy.js";
+import { fuzzyMatch, matchWith, parseQuery, type FuzzyMatch } from "../support/fuzzy.js";
 
 /** A long query: Codex answers 300 characters. */
 const LONG_QUERY_CHARS = 300;
@@ -36,6 +38,12 @@ function bestBySearch(atom: string, candidate: string, caseSensitive: boolean): 
 
 function match(query: string, candidate: string) {
   return fuzzyMatch(parseQuery(query), candidate);
+}
+
+/** `name` in `dir` matched by {@link FuzzyMatcher.match}, the path a search of a short query takes (not steps). */
+function matchAtOnce(matcher: FuzzyMatcher, dir: string, name: string): FuzzyMatch | null {
+  const score = matcher.match(dir, name);
+  return score === NO_MATCH ? null : { score, indices: matcher.indices() };
 }
 
 describe("fuzzyMatch", () => {
@@ -99,6 +107,33 @@ describe("fuzzyMatch", () => {
         }
       }
     }
+  });
+
+  it("scores a one-word query that has one alignment from that alignment, as the full alignment does", () => {
+    const next = random(17);
+    const chars = Array.from("abA/_😀");
+    const text = (length: number) => Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    const routes = [0, 0, 0];
+    for (let run = 0; run < 3000; run++) {
+      const parsed = parseQuery(text(1 + Math.floor(next() * 4)).replaceAll("/", "b"));
+      const [dir, name] = [next() < 0.3 ? "" : text(Math.floor(next() * 8)), text(1 + Math.floor(next() * 10))];
+      const whole = dir === "" ? name : `${dir}/${name}`;
+      const candidate = new CandidateIndex(parsed);
+      candidate.index(dir, name);
+      routes[alignmentCount(parsed.atoms[0]!.letters, candidate, new Int32Array(whole.length))]!++;
+      // The same matcher for the directory's other entries: one read of the directory, reused.
+      const matcher = new FuzzyMatcher(parsed);
+      matchAtOnce(matcher, dir, text(3));
+      const found = matchAtOnce(matcher, dir, name);
+      expect(found, `${parsed.atoms[0]!.text} in ${whole}`).toEqual(fuzzyMatch(parsed, whole));
+      const best = bestBySearch(parsed.atoms[0]!.text, whole, parsed.caseSensitive);
+      expect(found?.score ?? null, `${parsed.atoms[0]!.text} in ${whole}`).toBe(best === null ? null : Math.max(0, best));
+    }
+    // None, one and several alignments all came up.
+    expect(Math.min(...routes)).toBeGreaterThan(300);
+    // Letters that occur more than once in the span, yet one alignment; and two alignments, the later one better.
+    expect(matchAtOnce(new FuzzyMatcher(parseQuery("aba")), "", "abab")).toEqual(match("aba", "abab"));
+    expect(matchAtOnce(new FuzzyMatcher(parseQuery("ab")), "x", "a_ab")).toEqual(match("ab", "x/a_ab"));
   });
 
   it("past the alignment budget, still prefers the later alignment at a segment start", () => {
