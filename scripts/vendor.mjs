@@ -50,7 +50,7 @@ const grammar = packageRoot("tree-sitter-bash");
 copyFileSync(path.join(grammar, "tree-sitter-bash.wasm"), path.join(vendor, "tree-sitter-bash.wasm"));
 copyFileSync(path.join(grammar, "LICENSE"), path.join(vendor, "tree-sitter-bash.LICENSE"));
 
-for (const { module, name, minify = false } of VENDORED) {
+for (const { module, name, minify = false, external = [] } of VENDORED) {
   rmSync(path.join(vendor, `${module}.js.map`), { force: true });
   await build({
     entryPoints: [path.join(root, "src", "vendor", `${module}.ts`)],
@@ -61,6 +61,7 @@ for (const { module, name, minify = false } of VENDORED) {
     target: "node20",
     sourcemap,
     minify,
+    external,
     logLevel: "warning",
     // CommonJS code in a package (picomatch) may require Node's built-ins.
     banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },

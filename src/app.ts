@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type ModelTap, type Tool } from "./agent/index.js";
+import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type McpManagerOptions, type ModelTap, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -37,6 +37,8 @@ export interface BuildOptions extends AppServerOptions {
   readonly modelTap?: ModelTap | undefined;
   /** Deterministic mode: each command's output reaches clients as one delta, at its exit. */
   readonly steadyOutput?: boolean | undefined;
+  /** MCP servers answered from a recording (a replay's), beside the configured ones. */
+  readonly recordedMcp?: McpManagerOptions["recorded"];
 }
 
 /** Builds a server from its options; call `init()` on it before connecting clients. */
@@ -63,7 +65,10 @@ export function buildAppServer(options: BuildOptions): AppServer {
   const activity = new Activity();
   // Masks the home and the server's other paths (its listeners' sockets and token files) in every
   // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
-  const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () => mcpProgramPaths(configStore.current.mcp_servers ?? {}, host.cwd, host.env.HOME));
+  // The servers running, not the config's: an ACP session adds its own (and `mcp` is built below, before any command runs).
+  const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () =>
+    mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env.HOME),
+  );
   // A slow or failing profile: logged, and a configWarning to clients once.
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details), {
     warnWhenSlow: options.timingWarnings !== false,
@@ -77,6 +82,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     env: host.env,
     logger,
     onStatus: (update) => hub.toInitialized("mcpServer/startupStatus/updated", update),
+    recorded: options.recordedMcp,
   });
   const threads = new ThreadManager<ClientConnection>({
     store,

@@ -17,7 +17,7 @@ export { CommandSandbox, type SandboxTarget } from "./boundary/commandSandbox.js
 export { deniedActionApproval } from "./safety/deniedActionApproval.js";
 export { NEEDS_LOGIN } from "./mcp/mcpConnection.js";
 export { McpCredentialStore } from "./mcp/mcpCredentials.js";
-export { McpManager, type McpServerEntry } from "./mcp/mcpManager.js";
+export { McpManager, type McpManagerOptions, type McpServerEntry } from "./mcp/mcpManager.js";
 export { mcpProgramPaths } from "./mcp/mcpPrograms.js";
 export { OAuthLoginError, startOAuthLogin, type OAuthLogin } from "./mcp/mcpOAuthLogin.js";
 export { listModels } from "./model/modelCatalog.js";
@@ -38,7 +38,7 @@ export {
   type SettingsRequest,
 } from "./settings.js";
 export { builtInTools } from "./tools/builtInTools.js";
-export { ToolRegistry, type Tool } from "./tools/tool.js";
+export { ToolRegistry, type EditorFiles, type Tool } from "./tools/tool.js";
 export type { TurnEvent, TurnNotification } from "./turnEvents.js";
 export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";

@@ -13,7 +13,7 @@ import { loadProjectInstructions } from "./projectInstructions.js";
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
-import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import type { EditorFiles, Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
 import type { ClientAsker } from "./clientAsker.js";
@@ -58,6 +58,8 @@ export interface TurnJob {
   readonly contextTokens: number | null;
   /** A fresh item id (compaction items have no model-given id). */
   readonly newItemId: () => string;
+  /** The editor's view of files, when the thread's client offers one (ACP). */
+  readonly editorFiles?: EditorFiles | undefined;
 }
 
 /** What the runner needs besides the job. */
@@ -127,6 +129,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   const killOwn = (): void => sessions.killTurn(job.turnId);
   job.signal.addEventListener("abort", killOwn, { once: true });
   const toolContext: ToolContext = {
+    editorFiles: job.editorFiles,
     threadId: job.threadId,
     turnId: job.turnId,
     cwd: job.settings.cwd,

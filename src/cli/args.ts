@@ -23,6 +23,7 @@ export type CliCommand =
   | { kind: "replay"; scenarios: string[]; mode: "print" | "check" | "update" }
   | { kind: "demo"; live: boolean }
   | { kind: "record"; out: string; serve: Extract<CliCommand, { kind: "serve" }>; fromSessionLog: string | null; fromThread: string | null }
+  | { kind: "acp"; serve: Extract<CliCommand, { kind: "serve" }> }
   | { kind: "version" }
   | { kind: "help" };
 
@@ -37,8 +38,9 @@ Usage (Codex's grammar: global options may come before the subcommand):
   agent-app-server replay SCENARIO.json... [--check | --update]
                                                play scenarios; print their transcripts, check them against
                                                the .jsonl next to each, or rewrite those
+  agent-app-server acp [options]                the Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim, Emacs)
   agent-app-server demo [--live]               a short session with a demo client (scripted model; --live: the configured one)
-  agent-app-server record --out DIR/NAME [options]
+  agent-app-server record --out DIR/NAME [options] [-- options]
                                                serve as app-server does; when the client leaves (or on SIGINT)
                                                write DIR/NAME.scenario.json and its golden DIR/NAME.jsonl
   agent-app-server record --from-session-log FILE --out DIR/NAME
@@ -137,6 +139,9 @@ function subcommand(word: string, inAppServer: boolean, rest: string[], serve: S
       break;
     case "record":
       if (!inAppServer) return parseRecord(rest, serve);
+      break;
+    case "acp":
+      if (!inAppServer) return parseAcp(rest, serve);
       break;
     case "proxy":
       if (inAppServer) throw new UsageError("app-server proxy is not supported: clients connect to `--listen unix://PATH` (or ws://) directly");
@@ -323,17 +328,33 @@ function parseReplay(args: string[]): CliCommand {
   return { kind: "replay", scenarios, mode };
 }
 
+/** `acp` and the server's own options: the Agent Client Protocol, over stdio only (editors spawn their agents). */
+function parseAcp(args: string[], serve: ServeFlags): CliCommand {
+  while (args.length > 0) {
+    const arg = args.shift()!;
+    const [flag, inline] = splitFlag(arg);
+    if (!arg.startsWith("-") || !serve.take(flag, inline, args)) throw new UsageError(`unknown argument to acp: ${arg}`);
+  }
+  const command = serve.command();
+  if (command.kind !== "serve") throw new UsageError("--print-startup-config is not supported for acp");
+  if (command.listen.kind !== "stdio") throw new UsageError("acp speaks over stdio only: an editor starts it as its agent");
+  return { kind: "acp", serve: command };
+}
+
 /** `record --out DIR/NAME` and the server's own options (those given before `record` count too). */
 function parseRecord(args: string[], serve: ServeFlags): CliCommand {
   let out: string | null = null;
   let fromSessionLog: string | null = null;
   let fromThread: string | null = null;
+  // After `--`, only the server's options: `record --out x -- -c model="o3"`.
+  let serverOnly = false;
   while (args.length > 0) {
     const arg = args.shift()!;
     const [flag, inline] = splitFlag(arg);
-    if (flag === "--out") out = inline ?? takeValue(args, flag);
-    else if (flag === "--from-session-log") fromSessionLog = inline ?? takeValue(args, flag);
-    else if (flag === "--from-thread") fromThread = inline ?? takeValue(args, flag);
+    if (arg === "--" && !serverOnly) serverOnly = true;
+    else if (flag === "--out" && !serverOnly) out = inline ?? takeValue(args, flag);
+    else if (flag === "--from-session-log" && !serverOnly) fromSessionLog = inline ?? takeValue(args, flag);
+    else if (flag === "--from-thread" && !serverOnly) fromThread = inline ?? takeValue(args, flag);
     else if (!arg.startsWith("-") || !serve.take(flag, inline, args)) throw new UsageError(`unknown argument to record: ${arg}`);
   }
   if (out === null) throw new UsageError("record needs --out DIR/NAME (it writes DIR/NAME.scenario.json and DIR/NAME.jsonl)");

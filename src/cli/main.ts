@@ -69,6 +69,11 @@ async function main(argv: readonly string[]): Promise<void> {
       else await record(command.out, { ...command.serve, logger }, serve);
       return;
     }
+    case "acp": {
+      const { serve } = await import("./serve.js");
+      await serve({ ...command.serve, logger, face: "acp" });
+      return;
+    }
     case "serve": {
       // Loaded only to serve: `--version` and `--help` answer without the server's modules.
       const { serve } = await import("./serve.js");

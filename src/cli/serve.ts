@@ -54,6 +54,8 @@ export interface ServeOptions {
   /** Refuse a config.toml key that neither Codex nor this server knows. */
   readonly strictConfig: boolean;
   readonly logger: Logger;
+  /** What stdio speaks: the Codex app-server protocol (default), or ACP (`agent-app-server acp`). */
+  readonly face?: "codex" | "acp";
   /** For `record`: wraps each turn's model client, and runs once serving ended, before the process exits. */
   readonly recording?: Recording | undefined;
 }
@@ -92,6 +94,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     ? await (await import("../testing/scriptedProvider.js")).startScriptedProvider(loaded.config, { file: options.script })
     : null;
   const config = scripted?.config ?? loaded.config;
+  // A replay's recorded MCP servers: answered from the file, none of them started.
+  const recordedMcp = config.scripted_mcp_script ? await (await import("../testing/recordedMcp.js")).loadRecordedMcp(config.scripted_mcp_script) : undefined;
   const deterministic = options.deterministic || config.deterministic === true ? await loadDeterministicRuntime(home) : null;
   const clock = deterministic?.clock ?? systemClock;
   // One limit for both transports, so a client that works over stdio works over a socket.
@@ -116,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     ].map((entry) => path.resolve(entry)),
     modelTap: options.recording?.modelTap,
     steadyOutput: deterministic !== null,
+    recordedMcp,
   });
   // Opt-in, for bench/stalls.mjs: the event-loop stalls this process sees, as a file of lines.
   const stallLog = process.env.AGENT_APP_SERVER_STALL_LOG;
@@ -149,6 +154,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 
+  if (options.listen.kind === "stdio" && options.face === "acp") {
+    const { serveAcp } = await import("../acp/acpFace.js");
+    options.logger.info({ home, pid: process.pid }, "serving ACP on stdio");
+    void serveAcp(server, process.stdin, process.stdout, options.logger).then(
+      () => stop("stdin closed"),
+      (error: unknown) => {
+        options.logger.error({ err: error }, "the ACP connection failed");
+        stop("ACP connection failed");
+      },
+    );
+    return;
+  }
   if (options.listen.kind === "stdio") {
     const connection = server.connect(process.stdin, process.stdout);
     options.logger.info({ home, pid: process.pid }, "serving on stdio");

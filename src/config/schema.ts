@@ -44,6 +44,8 @@ export const McpServerConfig = lazySchema(() => z.looseObject({
   cwd: z.string().optional(),
   url: z.string().optional(),
   bearer_token_env_var: z.string().optional(),
+  /** Headers sent with every request to an HTTP server. */
+  http_headers: z.record(z.string(), z.string()).optional(),
   enabled: z.boolean().optional(),
   startup_timeout_sec: z.number().positive().optional(),
   tool_timeout_sec: z.number().positive().optional(),
@@ -108,6 +110,8 @@ export const Config = lazySchema(() => z.looseObject({
   scripted_model_script: z.string().optional(),
   /** Our key: a file where the scripted model counts the responses served, so a restart continues the script. */
   scripted_model_progress: z.string().optional(),
+  /** Our key: a JSON file of recorded MCP servers (a scenario's `mcpServers`), answered from the recording instead of started. */
+  scripted_mcp_script: z.string().optional(),
   /** Our key: unread output a WebSocket client may leave queued before it is disconnected (bytes, default 16 MiB). */
   websocket_max_buffered_bytes: z.number().int().positive().optional(),
   /** Our key: bytes read from all WebSocket clients together and not yet whole messages, before reading pauses (default 64 MiB). */

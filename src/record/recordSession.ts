@@ -16,6 +16,7 @@ import { responsesFromItems } from "./responsesFromItems.js";
 import { scenarioFromSession, type AuditLine } from "./sessionScenario.js";
 import { SANDBOX_MODES, sessionFromThread } from "./threadSession.js";
 import { recordedFiles } from "./workspaceFiles.js";
+import { mcpListings, mcpServersFrom } from "./mcpRecording.js";
 import { outputPlace, writeOutput, type OutputPlace } from "./outputFiles.js";
 import { resolveHome } from "../config/home.js";
 import { readThreadHistory } from "../threads/threadFile.js";
@@ -35,6 +36,8 @@ interface Recorded {
   readonly workspace: string;
   /** What of the session the scenario cannot hold. */
   readonly notes: readonly string[];
+  /** The listings of the MCP servers that were ready (known only to a live recording). */
+  readonly mcpListings?: ReturnType<typeof mcpListings>;
 }
 
 /**
@@ -66,7 +69,11 @@ export async function record(out: string, options: Omit<ServeOptions, "sessionLo
           if (sessions.length > 1) logger.warn({ connections: sessions.length }, "record: only the first connection is recorded");
           const current = server.configStore.current as Record<string, unknown>;
           const config = Object.fromEntries(REPLAYED_KEYS.filter((key) => typeof current[key] === "string").map((key) => [key, current[key] as string]));
-          await writeRecording(place, { lines: sessions[0]!, model: recorder.responses, config, secrets: server.secrets().text, workspace, notes: [] }, logger);
+          await writeRecording(
+            place,
+            { lines: sessions[0]!, model: recorder.responses, config, secrets: server.secrets().text, workspace, notes: [], mcpListings: mcpListings(server.mcpServers()) },
+            logger,
+          );
         } finally {
           rmSync(logDir, { recursive: true, force: true });
         }
@@ -136,6 +143,7 @@ async function writeRecording(place: OutputPlace, recorded: Recorded, logger: Lo
     config: recorded.config,
     files: maskStrings(files, secrets),
     model: maskStrings(recorded.model, secrets),
+    mcpServers: maskStrings(mcpServersFrom(lines, recorded.mcpListings), secrets),
     normalize: machineNames(lines),
   });
   const scenarioFile = writeOutput(place, ".scenario.json", JSON.stringify(scenario, null, 2) + "\n");

@@ -1,4 +1,5 @@
 import { splitWords } from "../agent/exec/shellWords.js";
+import { qualifiedToolName } from "../agent/mcp/toolNames.js";
 import type { MockItem, MockResponseInput } from "../testing/mockScript.js";
 import { usageOf } from "./responseRecorder.js";
 import type { AuditLine } from "./sessionScenario.js";
@@ -10,7 +11,8 @@ type Response = MockResponseInput & { items: MockItem[] };
  * traffic (`record --from-session-log`): each turn's completed items in order, a new response
  * after each run of tool calls (commands and patches), messages with the deltas clients saw,
  * usage from `thread/tokenUsage/updated`. Commands become `exec_command` calls (escalated when
- * the client was asked to approve them), patches `apply_patch` calls rebuilt from their diffs.
+ * the client was asked to approve them), patches `apply_patch` calls rebuilt from their diffs, MCP
+ * and client tool calls function calls of the names the model knows them by.
  * An interrupted turn's last response hangs. Items no scripted call can make are left out and named.
  */
 export function responsesFromItems(lines: readonly AuditLine[]): { responses: MockResponseInput[]; omitted: string[] } {
@@ -49,7 +51,8 @@ export function responsesFromItems(lines: readonly AuditLine[]): { responses: Mo
         break;
       }
       case "turn/completed":
-        if (params.turn?.status === "interrupted" && at.current) at.current.hang = true;
+        // Interrupted while the model streamed: its response hangs there. While a tool ran, the response had ended.
+        if (params.turn?.status === "interrupted" && at.current && !at.afterTools) at.current.hang = true;
         break;
       case "item/completed": {
         const item = params.item ?? {};
@@ -58,6 +61,8 @@ export function responsesFromItems(lines: readonly AuditLine[]): { responses: Mo
         else if (item.type === "commandExecution" && (item.source ?? "agent") === "agent") {
           push({ type: "exec", cmd: scriptOf(item.command), callId: item.id, ...(approved.has(item.id) ? { sandbox_permissions: "require_escalated" } : {}) }, true);
         } else if (item.type === "fileChange") push({ type: "apply_patch", patch: patchOf(item.changes ?? []), callId: item.id }, true);
+        else if (item.type === "mcpToolCall") push({ type: "function_call", name: qualifiedToolName(item.server, item.tool), arguments: item.arguments ?? {}, callId: item.id }, true);
+        else if (item.type === "dynamicToolCall") push({ type: "function_call", name: item.namespace ? `${item.namespace}__${item.tool}` : item.tool, arguments: item.arguments ?? {}, callId: item.id }, true);
         else if (item.type !== "userMessage" && item.type !== "commandExecution") omitted.add(item.type);
         break;
       }

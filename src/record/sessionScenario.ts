@@ -1,4 +1,5 @@
 import type { MockResponseInput } from "../testing/mockScript.js";
+import type { RecordedMcpServers } from "../testing/recordedMcp.js";
 import type { ScenarioNormalization } from "../testing/scenario.js";
 
 /** One line of a connection's audit log (`--session-log`): a message and its direction. */
@@ -17,6 +18,8 @@ export interface ScenarioSources {
   readonly config: Record<string, string | number | boolean>;
   readonly files: Record<string, string>;
   readonly model: readonly MockResponseInput[];
+  /** The MCP servers the session used, answered from the recording in a replay. */
+  readonly mcpServers: RecordedMcpServers;
   /** What of the transcript is this machine's (see the scenario's `normalize`). */
   readonly normalize: readonly ScenarioNormalization[];
 }
@@ -113,6 +116,7 @@ export function scenarioFromSession(lines: readonly AuditLine[], sources: Scenar
     files: sources.files,
     ...(sources.normalize.length > 0 ? { normalize: sources.normalize } : {}),
     model: sources.model,
+    ...(Object.keys(sources.mcpServers).length > 0 ? { mcpServers: sources.mcpServers } : {}),
     answers: {},
     steps,
   };

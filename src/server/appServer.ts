@@ -4,9 +4,10 @@
  */
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager } from "../agent/index.js";
+import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager, McpServerEntry } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
+import type { McpServerConfig } from "../config/schema.js";
 import type { ConfigWarningNotification } from "../protocol/notifications.js";
 import type { Activity } from "../runtime/activity.js";
 import type { Clock } from "../runtime/clock.js";
@@ -131,6 +132,16 @@ export class AppServer implements ConnectionHost {
     });
     const scheduler = new RequestScheduler(parts.admission, parts.activity);
     this.dispatcher = new Dispatcher(this.createHandlers(), scheduler, this.logger);
+  }
+
+  /** The configured MCP servers and where each is (`record` keeps the listings of those ready). */
+  mcpServers(): McpServerEntry[] {
+    return this.parts.mcp.servers();
+  }
+
+  /** Starts MCP servers besides the configured ones (an ACP session's); returns once they are starting. */
+  addMcpServers(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    return this.parts.mcp.add(servers);
   }
 
   /** Server → client requests in flight, across every connection. */

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { issuePath } from "./issuePath.js";
 import { MockResponse } from "./mockScript.js";
+import { RecordedMcpServers } from "./recordedMcp.js";
 
 /** How the client answers a server request. */
 export const ScenarioAnswer = z.union([
@@ -74,6 +75,8 @@ export const Scenario = z.looseObject({
   files: z.record(z.string().refine(isWorkspaceName, "a file of the workspace: a relative path that stays inside it"), z.string()).default({}),
   /** The scripted model's responses, one per model request. */
   model: z.array(MockResponse).default([]),
+  /** MCP servers answered from a recording (tools, each call's answer, resource reads), none started. */
+  mcpServers: RecordedMcpServers.default({}),
   /** What differs between machines, replaced in the transcript (command output that names the host, say). */
   normalize: z.array(ScenarioNormalization).default([]),
   /** Standing answers to server requests, by method. */

@@ -53,6 +53,11 @@ export async function playScenario(input: Scenario | unknown, options: RunScenar
   writeFileSync(scriptFile, JSON.stringify(scenario.model));
   const progressFile = path.join(root, "model.served");
   const args = ["app-server", "--deterministic", "--script", scriptFile, "-c", `model_provider="scripted"`, "-c", `scripted_model_progress=${JSON.stringify(progressFile)}`];
+  if (Object.keys(scenario.mcpServers).length > 0) {
+    const mcpFile = path.join(root, "mcp.json");
+    writeFileSync(mcpFile, JSON.stringify(scenario.mcpServers));
+    args.push("-c", `scripted_mcp_script=${JSON.stringify(mcpFile)}`);
+  }
   for (const [key, value] of Object.entries(scenario.config)) args.push("-c", `${key}=${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
   const command = [...(options.command ?? [process.execPath, CLI]), ...args];
   const env = { ...(options.env ?? process.env), HOME: userHome, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" };

@@ -18,6 +18,7 @@ import {
   runTurn,
   TurnCancelled,
   turnSettingsRequest,
+  type EditorFiles,
   type Host,
   type PendingInput,
   type ReviewRequest,
@@ -70,6 +71,8 @@ export interface ThreadServices<S> {
   readonly auth: AuthStore;
   /** The thread sections (a thread's `section` comes from here). */
   readonly sections: SectionStore;
+  /** Threads whose client offers its editor's files (ACP), by thread id. */
+  readonly editorFiles: ReadonlyMap<string, EditorFiles>;
 }
 
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
@@ -413,6 +416,7 @@ export class LoadedThread<S> {
           mode,
           contextTokens: this.history.contextTokens,
           newItemId: () => this.services.ids.uuid("item"),
+          editorFiles: this.services.editorFiles.get(this.id),
         },
         { ...this.services.agent, config: this.services.config.current, providerEnv: this.services.auth.environment(this.services.agent.env) },
       );

@@ -3,7 +3,7 @@
  * unloads them. What one loaded thread does (its turns) is the LoadedThread's; reads and edits of
  * loaded-or-stored threads are ThreadEdits'.
  */
-import { AGENT_STEPS, AgentWarmUp, effectiveSettings, threadSettingsRequest } from "../agent/index.js";
+import { AGENT_STEPS, AgentWarmUp, effectiveSettings, threadSettingsRequest, type EditorFiles } from "../agent/index.js";
 import { invalidRequest, ioFailure } from "../protocol/errors.js";
 import type { ThreadReadState } from "../protocol/thread.js";
 import type {
@@ -32,7 +32,7 @@ import { ThreadHistory } from "./threadHistory.js";
 import { resumeResponse } from "./wireViews.js";
 
 /** What the ThreadManager needs: what its threads need, and how long an unwatched idle thread stays. */
-export interface ThreadManagerOptions<S> extends ThreadServices<S> {
+export interface ThreadManagerOptions<S> extends Omit<ThreadServices<S>, "editorFiles"> {
   /** The thread attachments (thread_attachments.json). */
   readonly attachments: AttachmentStore;
   /** How long an idle thread nobody is subscribed to stays loaded (ms). */
@@ -54,13 +54,22 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   /** `thread/attachment/*` of loaded-or-stored threads. */
   readonly attachments: ThreadAttachments<S>;
   private readonly warmUp: AgentWarmUp;
+  private readonly editorFiles = new Map<string, EditorFiles>();
+  /** What every loaded thread gets: the options, and the editors' files. */
+  private readonly services: ThreadServices<S>;
 
   constructor(private readonly options: ThreadManagerOptions<S>) {
+    this.services = { ...options, editorFiles: this.editorFiles };
     this.edits = new ThreadEdits(this, { ...options, serverCwd: options.host.cwd });
     this.attachments = new ThreadAttachments(this, options);
     // Last, the login profile: its first command should not wait for it either (see LoginShell).
     const prepareShell = () => options.agent.loginShell.prepare(options.config.current, options.agent.env);
     this.warmUp = new AgentWarmUp(options.activity, [...AGENT_STEPS, prepareShell]);
+  }
+
+  /** Gives a thread's turns its client's editor files (an ACP editor's `fs`): patches read its buffers and write through it. */
+  useEditorFiles(threadId: string, files: EditorFiles): void {
+    this.editorFiles.set(threadId, files);
   }
 
   /** `thread/start`: creates a thread, stores it at once (unless ephemeral) and subscribes `subscriber`. */
@@ -270,7 +279,7 @@ export class ThreadManager<S extends object> implements LoadedThreads<S> {
   }
 
   private register(history: ThreadHistory, ephemeral: boolean, file: { path: string; writer: ThreadFileWriter } | null): LoadedThread<S> {
-    const thread: LoadedThread<S> = new LoadedThread<S>(history, ephemeral, file, this.options, () => this.scheduleUnload(thread));
+    const thread: LoadedThread<S> = new LoadedThread<S>(history, ephemeral, file, this.services, () => this.scheduleUnload(thread));
     this.loaded.set(thread.id, thread);
     return thread;
   }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { isInside, type WritableRoots } from "./roots.js";
 
 /** Codes of {@link ConfinedFsError} beyond the operating system's errno codes. */
-export type ConfinementCode = "EOUTSIDE" | "EPROTECTED" | "ENOTREGULAR" | "ETOOLARGE";
+export type ConfinementCode = "EOUTSIDE" | "EPROTECTED" | "EHIDDEN" | "ENOTREGULAR" | "ETOOLARGE";
 
 /** What a confined operation refused or failed, and where. */
 export interface ConfinedFsErrorDetails {
@@ -66,6 +66,7 @@ export class Confinement {
     readonly given: WritableRoots,
     private readonly realRoots: readonly string[],
     private readonly realProtected: readonly string[],
+    private readonly realHidden: readonly string[],
   ) {}
 
   /** Resolves `rule` (absolute paths) into a confinement; null means no confinement at all. */
@@ -74,9 +75,8 @@ export class Confinement {
     const roots = [...new Set(rule.roots.map((root) => path.resolve(root)))];
     const protectedPaths = [...new Set(rule.protectedPaths.map((entry) => path.resolve(entry)))];
     const realRoots = await Promise.all(roots.map(realLocation));
-    // Both spellings: a protected path reached by name or through a symlink to it.
-    const realProtected = [...new Set([...protectedPaths, ...(await Promise.all(protectedPaths.map(realLocation)))])];
-    return new Confinement({ roots, protectedPaths }, realRoots, realProtected);
+    const realProtected = await bothSpellings(protectedPaths);
+    return new Confinement({ roots, protectedPaths }, realRoots, realProtected, await bothSpellings(rule.hiddenPaths ?? []));
   }
 
   /** Throws EOUTSIDE or EPROTECTED when `requested`, found at the real `location`, may not be used for `access`. */
@@ -86,6 +86,9 @@ export class Confinement {
     if (!this.realRoots.some((root) => isInside(location, root))) {
       const roots = this.given.roots.length > 0 ? this.given.roots.join(", ") : "none";
       throw new ConfinedFsError("EOUTSIDE", `${requested} is outside the roots${resolves}; the roots are: ${roots}`, details);
+    }
+    if (this.realHidden.some((entry) => isInside(location, entry))) {
+      throw new ConfinedFsError("EHIDDEN", `${requested} is one of the server's own files, which no sandbox shows${resolves}`, details);
     }
     if (access === "read") return;
     const protectedPath = this.realProtected.find((entry) => isInside(location, entry));
@@ -134,4 +137,10 @@ async function resolveReal(absolute: string, hops: number): Promise<string> {
     if (target === undefined || hops >= MAX_LINK_HOPS) return located;
     return resolveReal(path.resolve(path.dirname(located), target), hops + 1);
   }
+}
+
+/** Both spellings of each path, lexical and real: a path reached by name or through a symlink to it. */
+async function bothSpellings(paths: readonly string[]): Promise<string[]> {
+  const lexical = paths.map((entry) => path.resolve(entry));
+  return [...new Set([...lexical, ...(await Promise.all(lexical.map(realLocation)))])];
 }

@@ -5,6 +5,8 @@ import path from "node:path";
 export interface WritableRoots {
   readonly roots: readonly string[];
   readonly protectedPaths: readonly string[];
+  /** Paths neither read nor written (the server's own, which no sandbox shows). */
+  readonly hiddenPaths?: readonly string[];
 }
 
 /** Whether `target` is `root` or below it (a name that merely starts with `..`, such as `..hooks`, is below it). */

@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppServerClient } from "../../src/client/index.js";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
 import { CLI_PATH, ServerProcess } from "../support/serverProcess.js";
+import { mcpArgs, mcpServerScript, stdioTable } from "../support/mcpCalcServer.js";
 import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
 
 const KEY = "sk-proj-RecordTestKey0123456789abcdefXYZ";
@@ -154,15 +155,105 @@ describe("record", () => {
     expect(replay.status, replay.stderr).toBe(0);
   }, 120_000);
 
-  it("records over WebSocket too, writing the files on SIGINT", async () => {
+  it("records what MCP servers answered (the model's calls, the client's own, resource reads), and the replay answers from that without them", async () => {
+    const mock = await startMockModel({
+      responses: [{ items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" }] }, { items: [{ type: "message", text: "It is 7." }] }],
+    });
+    mocks.push(mock);
+    const workspace = tempDir("aas-record-ws-");
+    const script = mcpServerScript();
+    const out = path.join(tempDir("aas-record-out-"), "mcp");
+    const server = ServerProcess.start({ args: ["record", "--out", out, ...providerArgs(mock.url), ...mcpArgs("calc", stdioTable(script))], cwd: workspace });
+    servers.push(server);
+    await server.initialize();
+    await server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "ready", "calc ready");
+    const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
+    expect((await server.request("mcpServer/tool/call", { threadId, server: "calc", tool: "add", arguments: { a: 1, b: 1 } })).result.content).toEqual([{ type: "text", text: "The sum is 2" }]);
+    expect((await server.request("mcpServer/resource/read", { threadId, server: "calc", uri: "memo://readme" })).result.contents[0].text).toBe("calc readme");
+    await server.request("mcpServerStatus/list", {});
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Add 2 and 5." }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
+    expect((await server.closeStdin(60_000)).code, server.stderr).toBe(0);
+
+    const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+    const calc = scenario.mcpServers.calc;
+    expect(calc.serverInfo).toMatchObject({ name: "calc", version: "1.2.3" });
+    expect(calc.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["add", "env", "slow"]);
+    expect(calc.calls).toEqual([
+      { tool: "add", arguments: { a: 1, b: 1 }, result: { content: [{ type: "text", text: "The sum is 2" }], isError: false } },
+      { tool: "add", arguments: { a: 2, b: 5 }, result: { content: [{ type: "text", text: "The sum is 7" }], isError: false } },
+    ]);
+    expect(calc.resources).toEqual([{ uri: "memo://readme", contents: [{ uri: "memo://readme", mimeType: "text/plain", text: "calc readme" }] }]);
+    // The replay starts no MCP server: with the script gone, the answers still come, from the recording.
+    rmSync(script);
+    const golden = readFileSync(`${out}.jsonl`, "utf8");
+    expect(golden).toContain('"text":"The sum is 7"');
+    expect(golden).toContain('"name":"calc","version":"1.2.3"');
+    const replay = replayCheck(`${out}.scenario.json`);
+    expect(replay.status, replay.stderr).toBe(0);
+  }, 120_000);
+
+  it("rebuilds MCP and client tool calls from an audit log and from a stored thread: the replays answer them as the session was answered", async () => {
+    const lookup = { type: "function", name: "lookup_ticket", description: "Looks a ticket up.", inputSchema: { type: "object", properties: { id: { type: "string" } } } };
+    const mock = await startMockModel({
+      responses: [
+        {
+          items: [
+            { type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" },
+            { type: "function_call", name: "lookup_ticket", arguments: { id: "T-7" }, callId: "call_lookup" },
+          ],
+        },
+        { items: [{ type: "message", text: "7, and T-7 is on fire." }] },
+      ],
+    });
+    mocks.push(mock);
+    const home = tempDir("aas-record-home-");
+    const logDir = tempDir("aas-record-log-");
+    const workspace = tempDir("aas-record-ws-");
+    const script = mcpServerScript();
+    const args = ["app-server", "--session-log", logDir, ...providerArgs(mock.url), ...mcpArgs("calc", stdioTable(script))];
+    const server = ServerProcess.start({ home, args, cwd: workspace });
+    servers.push(server);
+    server.onRequest("item/tool/call", () => ({ contentItems: [{ type: "inputText", text: "T-7: printer on fire" }], success: true }));
+    await server.initialize({ experimentalApi: true });
+    await server.waitFor((m) => m.method === "mcpServer/startupStatus/updated" && m.params.status === "ready", "calc ready");
+    const threadId = (await server.request("thread/start", { cwd: workspace, dynamicTools: [lookup] })).result.thread.id;
+    const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "Add, then look T-7 up." }] })).result.turn.id;
+    await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
+    expect((await server.closeStdin()).code).toBe(0);
+    rmSync(script);
+
+    const env = { ...process.env, AGENT_APP_SERVER_HOME: home, CODEX_HOME: home };
+    const [log] = readdirSync(logDir);
+    for (const [name, from] of [["from-log", ["--from-session-log", path.join(logDir, log!)]], ["from-thread", ["--from-thread", threadId]]] as const) {
+      const out = path.join(tempDir("aas-record-out-"), name);
+      const convert = spawnSync(process.execPath, [CLI_PATH, "record", ...from, "--out", out], { encoding: "utf8", timeout: 60_000, cwd: workspace, env });
+      expect(convert.status, convert.stderr).toBe(0);
+      const scenario = JSON.parse(readFileSync(`${out}.scenario.json`, "utf8"));
+      expect(scenario.model[0].items.map((item: { name: string }) => item.name)).toEqual(["mcp__calc__add", "lookup_ticket"]);
+      expect(scenario.mcpServers.calc.calls).toEqual([{ tool: "add", arguments: { a: 2, b: 5 }, result: { content: [{ type: "text", text: "The sum is 7" }], isError: false } }]);
+      expect(scenario.steps.find((step: { answer?: string }) => step.answer === "item/tool/call").result).toEqual({ contentItems: [{ type: "inputText", text: "T-7: printer on fire" }], success: true });
+      const golden = readFileSync(`${out}.jsonl`, "utf8");
+      for (const text of ['"text":"The sum is 7"', '"text":"T-7: printer on fire"', '"status":"completed"']) expect(golden, name).toContain(text);
+      const replay = replayCheck(`${out}.scenario.json`);
+      expect(replay.status, replay.stderr).toBe(0);
+    }
+  }, 120_000);
+
+  it.each([
+    ["WebSocket", "ws"],
+    ["a Unix socket", "unix"],
+  ] as const)("records over %s too, writing the files on SIGINT", async (_name, kind) => {
     const mock = await startMockModel({ responses: [{ items: [{ type: "message", deltas: ["Over ", "the socket."] }] }] });
     mocks.push(mock);
     const workspace = tempDir("aas-record-ws-");
     const out = path.join(tempDir("aas-record-out-"), "socket");
-    const server = ServerProcess.start({ args: ["record", "--out", out, "--listen", "ws://127.0.0.1:0", ...providerArgs(mock.url)], protocol: false, cwd: workspace });
+    const socket = path.join(tempDir("aas-record-sock-"), "s.sock");
+    const listen = kind === "ws" ? "ws://127.0.0.1:0" : `unix://${socket}`;
+    const server = ServerProcess.start({ args: ["record", "--out", out, "--listen", listen, ...providerArgs(mock.url)], protocol: false, cwd: workspace });
     servers.push(server);
-    await server.waitForStderr("listening on ws://");
-    const url = /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]!;
+    await server.waitForStderr(`listening on ${kind}://`);
+    const url = kind === "ws" ? /listening on (ws:\/\/[0-9.]+:\d+)/.exec(server.stderr)![1]! : `ws+unix://${socket}:/`;
     const client = await AppServerClient.connect(url);
     const thread = await client.startThread({ cwd: workspace });
     expect(await AppServerClient.collectText(client.runTurn(thread.thread.id, "Say it over the socket."))).toBe("Over the socket.");

@@ -42,6 +42,13 @@ const ATTACKS: Attack[] = [
   { name: "write through /proc/self/fd of the server's parent", call: () => ({ type: "exec", cmd: "for f in /proc/[0-9]*/fd/3; do echo pwned > $f; done; echo pwned >> /proc/1/fd/3" }) },
   // Known-safe, so run unasked even under untrusted: the home is simply not there.
   { name: "read the server's home", call: (t) => ({ type: "exec", cmd: `cat ${t.home}/auth.json` }), asked: neverAsked },
+  // A patch is planned by the server itself: its diff would show the file's text to the client, before any question.
+  { name: "apply_patch deletes the server's auth.json", call: (t) => ({ type: "apply_patch", patch: `*** Begin Patch\n*** Delete File: ${t.home}/auth.json\n*** End Patch\n` }), asked: neverAsked },
+  {
+    name: "apply_patch updates the server's auth.json",
+    call: (t) => ({ type: "apply_patch", patch: `*** Begin Patch\n*** Update File: ${t.home}/auth.json\n@@\n+pwned\n*** End Patch\n` }),
+    asked: neverAsked,
+  },
   { name: "connect to a Unix socket outside the roots", call: (t) => ({ type: "exec", cmd: `python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(9))" ${t.socket}` }) },
   // `exec` with only redirections changes what later words mean: unknown under the deny rule, so asked.
   { name: "open a Unix socket as a file", call: (t) => ({ type: "exec", cmd: `exec 5<>${t.socket}; cat <&5` }), asked: askedUnlessNever },

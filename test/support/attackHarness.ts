@@ -154,7 +154,7 @@ function toolOutput(server: ServerProcess, requests: readonly { body: Record<str
 
 // What a model must read when an attack is stopped: a refusal, a decline, or the kernel's error.
 const TOLD_WHY =
-  /rejected|declined|unsupported image type|not a regular file|is outside the directories|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat|Not a directory|Device or resource busy|Bad file descriptor|No such file or directory|EPERM/i;
+  /rejected|declined|server's own files|unsupported image type|not a regular file|is outside the directories|Read-only file system|Permission denied|cannot be entered|Operation not permitted|outside the writable roots|must be superuser|Escalat|escalat|Not a directory|Device or resource busy|Bad file descriptor|No such file or directory|EPERM/i;
 
 const POLICIES: Policy[] = ["untrusted", "on-request", "never"];
 const SANDBOXES: Sandbox[] = ["read-only", "workspace-write"];
@@ -206,6 +206,7 @@ export function attackMatrix(attacks: readonly Attack[], args: (targets: Targets
         expect(output, `${context}: the model is told why`).toMatch(TOLD_WHY);
         expect(output, context).not.toMatch(/^Success\.|Process exited with code 0\b/m);
         expect(output, `${context}: the server's home was read`).not.toContain(HOME_SECRET);
+        expect(JSON.stringify(server.messages), `${context}: the server's home reached the client`).not.toContain(HOME_SECRET);
         expect(output, `${context}: a Unix socket answered`).not.toContain("hello");
         expect(readFileSync(targets.leak, "utf8"), `${context}: written through an inherited descriptor`).toBe("");
       }

@@ -57,6 +57,13 @@ describe("parseArgs", () => {
     });
     expect(parseArgs(["replay", "a.json", "b.json", "--check"])).toEqual({ kind: "replay", scenarios: ["a.json", "b.json"], mode: "check" });
     expect(parseArgs(["demo", "--live"])).toEqual({ kind: "demo", live: true });
+    // After `--`, the server's options only.
+    expect(parseArgs(["record", "--out", "d/n", "--", "-c", 'model="o3"', "--listen", "unix://"])).toMatchObject({
+      kind: "record",
+      out: "d/n",
+      serve: { listen: { kind: "unix" }, overrides: [expect.objectContaining({ path: ["model"], value: "o3" })] },
+    });
+    expect(() => parseArgs(["record", "--out", "d/n", "--", "--out", "e/m"])).toThrow("unknown argument to record: --out");
     expect(parseArgs(["--listen", "ws://127.0.0.1:4500", "--ws-token-file", "/t", "--ws-allow-origin", "http://localhost:3000"])).toMatchObject({
       listen: { kind: "ws", host: "127.0.0.1", port: 4500 },
       ws: { auth: "capability-token", tokenFile: "/t", allowedOrigins: ["http://localhost:3000"] },

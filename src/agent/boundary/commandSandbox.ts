@@ -61,6 +61,11 @@ export class CommandSandbox {
     this.mounts = new MountPoints(this.files.directory);
   }
 
+  /** What every sandbox masks: the server's home and its other paths. */
+  masked(): readonly string[] {
+    return [this.home, ...this.hidden];
+  }
+
   /** Where `policy` lets commands and patches write from `cwd`, with what stays read-only inside; null for full access. */
   roots(policy: SandboxPolicy, cwd: string, env: NodeJS.ProcessEnv): WritableRoots | null {
     return writableRoots(policy, cwd, this.home, env, { hidden: this.hidden, executed: this.executed() });

@@ -195,7 +195,8 @@ async function openTransport(
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     // A bearer token from the environment wins; else the tokens of an OAuth login, if there was one.
     const oauth = !token && credentials.tokens(name, config.url) ? storedOAuthProvider(credentials, name, config.url) : undefined;
-    const transport = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : oauth ? { authProvider: oauth } : {});
+    const headers = { ...config.http_headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+    const transport = new StreamableHTTPClientTransport(url, { ...(Object.keys(headers).length > 0 ? { requestInit: { headers } } : {}), ...(oauth ? { authProvider: oauth } : {}) });
     return { transport, pid: () => null, marker: null };
   }
   throw new McpStartupError(`[mcp_servers.${name}] needs \`command\` (a stdio server) or \`url\` (a streamable HTTP server)`);

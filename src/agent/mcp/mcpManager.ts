@@ -35,6 +35,11 @@ export interface McpManagerOptions {
   readonly onStatus: (update: McpServerStatusUpdatedNotification) => void;
   /** OAuth credentials of HTTP servers that logged in. */
   readonly credentials: McpCredentialStore;
+  /**
+   * Servers answered by a connection already made (a replay's recorded servers), by name: they
+   * stand beside the configured ones, over any of the same name, reloads included.
+   */
+  readonly recorded?: Readonly<Record<string, { readonly config: McpServerConfig; readonly connection: McpConnection }>>;
 }
 
 /**
@@ -47,7 +52,7 @@ export class McpManager {
   private readonly startups: Promise<void>[] = [];
 
   constructor(private readonly options: McpManagerOptions) {
-    for (const [name, config] of Object.entries(options.servers).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, config] of Object.entries(this.withRecorded(options.servers)).sort(([a], [b]) => a.localeCompare(b))) {
       this.entries.set(name, { name, config, state: config.enabled === false ? { status: "disabled" } : { status: "starting" } });
     }
   }
@@ -94,8 +99,9 @@ export class McpManager {
    * `config/mcpServer/reload`: the servers of the config as it is now. Servers that were removed
    * or changed are stopped; new and changed ones start; unchanged ones keep running untouched.
    */
-  async reload(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+  async reload(configured: Readonly<Record<string, McpServerConfig>>): Promise<void> {
     if (this.stopping.signal.aborted) return;
+    const servers = this.withRecorded(configured);
     const stops: Promise<void>[] = [];
     for (const [name, entry] of this.entries) {
       const next = servers[name];
@@ -111,6 +117,18 @@ export class McpManager {
       this.options.onStatus({ name, status: "starting" });
       this.startups.push(this.connect(name, config));
     }
+  }
+
+  /**
+   * Starts servers besides the configured ones (an ACP session's), each unless one of that name
+   * runs already with the same config (a changed one restarts with the new), and resolves once
+   * every start has ended, ready or failed (each bounded by its startup timeout): the session's
+   * first prompt then has their tools.
+   */
+  async add(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    const current = Object.fromEntries(this.servers().map((entry) => [entry.name, entry.config]));
+    await this.reload({ ...current, ...servers });
+    await Promise.all(this.startups);
   }
 
   /** Starts server `name` again with its current config (after an OAuth login); a disabled one stays off. */
@@ -138,7 +156,8 @@ export class McpManager {
     if (nameProblem) return this.fail(name, config, nameProblem);
     let connection: McpConnection;
     try {
-      connection = await connectMcpServer(name, config, {
+      const recorded = this.options.recorded?.[name];
+      connection = recorded ? recorded.connection : await connectMcpServer(name, config, {
         env: this.options.env,
         logger: this.options.logger,
         timeoutMs: (config.startup_timeout_sec ?? DEFAULT_STARTUP_TIMEOUT_SEC) * 1000,
@@ -159,6 +178,12 @@ export class McpManager {
     this.entries.set(name, { name, config, state: { status: "ready", connection, tools } });
     this.options.logger.info({ mcpServer: name, tools: connection.tools.length }, "MCP server ready");
     this.options.onStatus({ name, status: "ready" });
+  }
+
+  /** The configured servers with the recorded ones over them. */
+  private withRecorded(servers: Readonly<Record<string, McpServerConfig>>): Readonly<Record<string, McpServerConfig>> {
+    const recorded = Object.entries(this.options.recorded ?? {}).map(([name, { config }]) => [name, config] as const);
+    return recorded.length === 0 ? servers : { ...servers, ...Object.fromEntries(recorded) };
   }
 
   /** Whether `config` is still what server `name` runs with (a reload may have replaced or removed it). */

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
 import type { WritableRoots } from "../../workspace/roots.js";
+import type { EditorFiles } from "../tools/tool.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
 
@@ -29,10 +30,12 @@ export class PatchApplyError extends Error {
 /**
  * Resolves every path and computes every new content; nothing is written, so a bad patch changes
  * nothing. Files are read wherever they are (as the read-only sandbox allows) but only regular
- * files: a FIFO or device would block or never end.
+ * files (a FIFO or device would block or never end), and none inside `hidden`: the paths a sandbox
+ * masks, whose text a patch's diff would otherwise show. With an `editor`, a file that passes
+ * those checks is patched as the editor has it (an unsaved buffer).
  */
-export async function planPatch(operations: readonly PatchOperation[], cwd: string): Promise<PlannedChange[]> {
-  const reader = await ConfinedFs.create(null);
+export async function planPatch(operations: readonly PatchOperation[], cwd: string, hidden: readonly string[] = [], editor?: EditorFiles): Promise<PlannedChange[]> {
+  const reader = await ConfinedFs.create(hidden.length === 0 ? null : { roots: ["/"], protectedPaths: [], hiddenPaths: hidden });
   const planned: PlannedChange[] = [];
   for (const operation of operations) {
     const file = path.resolve(cwd, operation.path);
@@ -40,7 +43,8 @@ export async function planPatch(operations: readonly PatchOperation[], cwd: stri
       planned.push({ kind: "add", path: file, movePath: null, before: null, after: operation.content, diff: operation.content });
       continue;
     }
-    const before = await readPatched(reader, file, operation.type === "delete" ? "cannot delete" : "cannot update");
+    const onDisk = await readPatched(reader, file, operation.type === "delete" ? "cannot delete" : "cannot update");
+    const before = (await editor?.read(file)) ?? onDisk;
     if (operation.type === "delete") {
       planned.push({ kind: "delete", path: file, movePath: null, before, after: null, diff: before });
       continue;
@@ -76,22 +80,22 @@ export async function commitPatch(changes: readonly PlannedChange[], confinement
   }
 }
 
+/** Why a file cannot be patched, by the code its read failed with. */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: "the file does not exist",
+  ENOTREGULAR: "it is not a regular file (FIFOs and devices are not read)",
+  ETOOLARGE: `it is larger than ${MAX_PATCHED_FILE_BYTES / (1024 * 1024)} MiB, which patches do not edit`,
+  EISDIR: "it is a directory",
+  EHIDDEN: "it is one of the server's own files, which no sandbox shows",
+};
+
 /** A file's text for planning, or a {@link PatchApplyError} saying why it cannot be read. */
 async function readPatched(reader: ConfinedFs, file: string, verb: string): Promise<string> {
   try {
     return (await reader.readFile(file, { maxBytes: MAX_PATCHED_FILE_BYTES })).toString("utf8");
   } catch (error) {
-    const code = error instanceof ConfinedFsError ? error.code : undefined;
-    const why =
-      code === "ENOENT"
-        ? "the file does not exist"
-        : code === "ENOTREGULAR"
-          ? "it is not a regular file (FIFOs and devices are not read)"
-          : code === "ETOOLARGE"
-            ? `it is larger than ${MAX_PATCHED_FILE_BYTES / (1024 * 1024)} MiB, which patches do not edit`
-          : code === "EISDIR"
-            ? "it is a directory"
-            : (error as Error).message;
+    const code = error instanceof ConfinedFsError ? error.code : "";
+    const why = UNREADABLE[code] ?? (error as Error).message;
     throw new PatchApplyError(`${verb} ${file}: ${why}`);
   }
 }

@@ -61,9 +61,12 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     changes,
     status,
   });
+  const { sandbox } = context.environment;
+  const roots = sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   let planned: PlannedChange[];
   try {
-    planned = await planPatch(parsePatch(patch), cwd);
+    // Sandboxed, a patch reads no more than its commands could: not the server's own files.
+    planned = await planPatch(parsePatch(patch), cwd, roots === null ? [] : sandbox.masked(), context.editorFiles);
   } catch (error) {
     await context.emit({ type: "itemStarted", item: item([], "inProgress") });
     await context.emit({ type: "itemCompleted", item: item([], "failed") });
@@ -72,7 +75,6 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   const changes = planned.map(toWireChange);
   await context.emit({ type: "itemStarted", item: item(changes, "inProgress") });
 
-  const roots = context.environment.sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
   const targets = planned.flatMap((change) => (change.movePath ? [change.path, change.movePath] : [change.path]));
   const outside = await pathsOutsideWritableRoots(targets, roots);
   const touched = targets.map((file) => path.relative(context.cwd, file));
@@ -112,6 +114,7 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
     return `apply_patch failed: ${(error as Error).message}`;
   }
+  await showInEditor(planned, context);
   for (const change of planned) {
     context.diff.record(change.path, change.before, change.movePath && change.movePath !== change.path ? null : change.after);
     if (change.movePath && change.movePath !== change.path) context.diff.record(change.movePath, null, change.after);
@@ -168,5 +171,19 @@ async function confinementAfterYes(roots: WritableRoots | null, approvedOutside:
 async function existingAncestor(dir: string): Promise<string> {
   for (let current = dir; ; current = path.dirname(current)) {
     if ((await stat(current).catch(() => null))?.isDirectory() || path.dirname(current) === current) return current;
+  }
+}
+
+/**
+ * Gives the editor the new text of each file the patch wrote (after the write, so only what the
+ * sandbox's rules let through reaches it): its buffers then show the change, unsaved edits and
+ * all. An editor that fails to take it keeps the file as written.
+ */
+async function showInEditor(planned: readonly PlannedChange[], context: ToolContext): Promise<void> {
+  const write = context.editorFiles?.write;
+  if (!write) return;
+  for (const change of planned) {
+    if (change.kind === "delete" || change.after === null) continue;
+    await write(change.movePath ?? change.path, change.after).catch(() => undefined);
   }
 }

@@ -48,6 +48,19 @@ export interface ToolContext {
   /** The turn's file changes, for `turn/diff/updated`. */
   readonly diff: TurnDiff;
   readonly environment: ToolEnvironment;
+  /** The editor's view of files (an ACP editor's unsaved buffers), when the client offers one. */
+  readonly editorFiles?: EditorFiles | undefined;
+}
+
+/**
+ * Files as an editor has them (ACP's `fs/*`): a patch reads a file's text from the editor (its
+ * unsaved buffer, if any) and, once written within the sandbox's rules, gives the editor the new text.
+ */
+export interface EditorFiles {
+  /** The editor's text of an absolute path; null when the editor has none. */
+  read(path: string): Promise<string | null>;
+  /** Gives the editor a file's new text (absent when the editor does not write files). */
+  readonly write?: ((path: string, content: string) => Promise<void>) | undefined;
 }
 
 /** A tool the model can call. */

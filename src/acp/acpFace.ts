@@ -1,0 +1,163 @@
+import { Readable, Writable } from "node:stream";
+import { AppServerClient, type ServerEvent } from "../client/index.js";
+import type { AppServer } from "../server/appServer.js";
+import type { Logger } from "../runtime/logger.js";
+import { SERVER_VERSION } from "../runtime/version.js";
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "../vendor/acp.js";
+import { AcpSession, TurnFailed } from "./acpSession.js";
+import { authMethods, checkAuthenticated } from "./acpAuth.js";
+import { configOptions, modeOf, modeState } from "./modes.js";
+import { availableCommands } from "./slashCommands.js";
+import { mcpServerConfigs } from "./mcpServers.js";
+
+/** Sessions listed per page, as codex-acp lists them. */
+const SESSIONS_PER_PAGE = 25;
+
+/**
+ * `agent-app-server acp`: the Agent Client Protocol over `input`/`output` (stdio), served by the
+ * same server as `app-server` through an in-process client of it. An ACP session is a thread, a
+ * prompt is a turn; the thread's notifications become `session/update`s and its approvals
+ * `session/request_permission`s. Resolves when the editor hangs up.
+ */
+export async function serveAcp(server: AppServer, input: Readable, output: Writable, logger: Logger): Promise<void> {
+  const client = await AppServerClient.inProcess(server, {
+    clientInfo: { name: "agent-app-server-acp", title: "ACP", version: SERVER_VERSION },
+    capabilities: { experimentalApi: true },
+    requestTimeoutMs: null,
+  });
+  const sessions = new Map<string, AcpSession>();
+  const queues = new Map<string, Promise<void>>();
+  let editor: AgentContext | undefined;
+  let editorFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
+  let models: Array<{ id: string; name: string; description?: string }> | undefined;
+
+  // Each session's notifications reach the editor in order, one after another.
+  const enqueue = (sessionId: string, work: () => Promise<void>) => {
+    const next = (queues.get(sessionId) ?? Promise.resolve()).then(work).catch((error: unknown) => logger.warn({ err: error, sessionId }, "acp: an update was not delivered"));
+    queues.set(sessionId, next);
+    return next;
+  };
+  client.onAny((event: ServerEvent) => {
+    const threadId = (event.params as { threadId?: unknown }).threadId;
+    const session = typeof threadId === "string" ? sessions.get(threadId) : undefined;
+    if (session) void enqueue(session.id, () => session.handle(event));
+  });
+  client.onRequest("item/commandExecution/requestApproval", async (params) => ({ decision: (await sessionOf(params.threadId)?.askCommand(params)) ?? "decline" }));
+  client.onRequest("item/fileChange/requestApproval", async (params) => ({ decision: (await sessionOf(params.threadId)?.askFileChange(params)) ?? "decline" }));
+  const sessionOf = (id: string) => sessions.get(id);
+
+  const open = (sessionId: string, mode: ReturnType<typeof modeOf>, model: string) => {
+    const session = new AcpSession(sessionId, mode, model, {
+      server: client,
+      update: (update: SessionUpdate) => editor!.notify(methods.client.session.update, { sessionId, update }),
+      askPermission: (request) => editor!.request(methods.client.session.requestPermission, { sessionId, ...request }),
+    });
+    sessions.set(sessionId, session);
+    // The reason editors speak ACP: the agent's patches see their unsaved buffers, and show their changes in them.
+    if (editorFs.readTextFile) {
+      server.threads.useEditorFiles(sessionId, {
+        read: (path) => editor!.request(methods.client.fs.readTextFile, { sessionId, path }).then((file) => file.content, () => null),
+        write: editorFs.writeTextFile ? async (path, content) => void (await editor!.request(methods.client.fs.writeTextFile, { sessionId, path, content })) : undefined,
+      });
+    }
+    return session;
+  };
+  const known = async () => (models ??= (await client.request("model/list", {})).data.map((model) => ({ id: model.model, name: model.displayName, description: model.description })));
+  const settings = async (session: AcpSession) => ({
+    modes: modeState(session.currentMode),
+    configOptions: configOptions(session.currentMode, session.currentModel, await known()),
+    // The model picker of editors that predate config options (Zed's), as codex-acp offers it.
+    models: { currentModelId: session.currentModel, availableModels: (await known()).map(({ id, name, description }) => ({ modelId: id, name, description })) },
+  });
+  const required = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw RequestError.resourceNotFound(sessionId);
+    return session;
+  };
+  // After the answer: the editor learns the session first.
+  const announce = (sessionId: string) =>
+    setImmediate(() => void enqueue(sessionId, () => editor!.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands() } })));
+
+  const app = agent({ name: "agent-app-server" })
+    .onRequest(methods.agent.initialize, ({ params, client: context }) => {
+      editor = context;
+      editorFs = params.clientCapabilities?.fs ?? {};
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { list: {} },
+        },
+        authMethods: authMethods(server.configStore.current),
+        agentInfo: { name: "agent-app-server", title: "agent-app-server", version: SERVER_VERSION },
+      };
+    })
+    .onRequest(methods.agent.authenticate, async ({ params }) => {
+      await checkAuthenticated(params.methodId, server.configStore.current, client);
+      return {};
+    })
+    .onRequest(methods.agent.session.new, async ({ params }) => {
+      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
+      const started = await client.request("thread/start", { cwd: params.cwd });
+      const session = open(started.thread.id, modeOf(started.approvalPolicy, started.sandbox.type), started.model);
+      announce(session.id);
+      return { sessionId: session.id, ...(await settings(session)) };
+    })
+    .onRequest(methods.agent.session.load, async ({ params }) => {
+      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
+      const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd }).catch(() => {
+        throw RequestError.resourceNotFound(params.sessionId);
+      });
+      const session = open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
+      await enqueue(session.id, () => session.replay(resumed.thread.turns));
+      announce(session.id);
+      return settings(session);
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const page = await client.request("thread/list", { cwd: params.cwd ?? null, cursor: params.cursor ?? null, limit: SESSIONS_PER_PAGE, sortKey: "updated_at" });
+      return {
+        sessions: page.data.map((thread) => ({
+          sessionId: thread.id,
+          cwd: thread.cwd,
+          title: thread.name ?? (thread.preview || null),
+          updatedAt: new Date(thread.updatedAt * 1000).toISOString(),
+        })),
+        nextCursor: page.nextCursor ?? null,
+      };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params }) => {
+      try {
+        return { stopReason: await required(params.sessionId).prompt(params.prompt) };
+      } catch (error) {
+        if (error instanceof TurnFailed) throw RequestError.internalError({ message: error.message }, error.message);
+        throw error;
+      }
+    })
+    .onNotification(methods.agent.session.cancel, async ({ params }) => {
+      await sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      if (!required(params.sessionId).setMode(params.modeId)) throw RequestError.invalidParams({ modeId: params.modeId }, `no mode ${params.modeId}`);
+      return {};
+    })
+    .onRequest(methods.agent.session.setConfigOption, async ({ params }) => {
+      const session = required(params.sessionId);
+      const value = String(params.value);
+      if (params.configId === "mode") {
+        if (!session.setMode(value)) throw RequestError.invalidParams({ value }, `no mode ${value}`);
+      } else if (params.configId === "model") session.setModel(value);
+      else throw RequestError.invalidParams({ configId: params.configId }, `no config option ${params.configId}`);
+      return { configOptions: (await settings(session)).configOptions };
+    })
+    // Dropped from ACP's schema for config options, but sent by editors that predate them.
+    .onRequest("session/set_model", (params) => params as { sessionId: string; modelId: string }, ({ params }) => {
+      required(params.sessionId).setModel(params.modelId);
+      return {};
+    });
+
+  const connection = app.connect(ndJsonStream(Writable.toWeb(output) as WritableStream<Uint8Array>, Readable.toWeb(input) as ReadableStream<Uint8Array>));
+  await connection.closed;
+  await client.close();
+}
