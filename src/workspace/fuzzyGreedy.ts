@@ -24,20 +24,41 @@ export function forwardEnd(atom: Int32Array, candidate: CandidateIndex, start: {
   return next - 1;
 }
 
-/** `atom` matched at the last occurrence of each letter at or before `to`: the tightest alignment ending by `to`. */
-export function backwardAlignment(atom: Int32Array, candidate: CandidateIndex, to: number): number[] | null {
-  const indices = new Array<number>(atom.length);
+/**
+ * `atom` matched at the last occurrence of each letter at or before `to`: the tightest alignment
+ * ending by `to`, left in `indices` (its first `atom.length`). There must be one.
+ */
+export function backwardAlignment(atom: Int32Array, candidate: CandidateIndex, to: number, indices: Int32Array): void {
   const { positions } = candidate;
   let previous = to;
   for (let i = atom.length - 1; i >= 0; i--) {
     const letter = atom[i]!;
-    const first = candidate.first(letter);
-    const at = firstAtOrAfter(positions, first, candidate.end(letter), previous + 1) - 1;
-    if (at < first) return null;
+    const at = firstAtOrAfter(positions, candidate.first(letter), candidate.end(letter), previous + 1) - 1;
     indices[i] = positions[at]!;
     previous = positions[at]! - 1;
   }
-  return indices;
+}
+
+/**
+ * How many alignments `atom` has in the candidate, counted up to 2 (for several), from its hits in
+ * path order, so before {@link CandidateIndex.sortByLetter}. The leftmost alignment is left in
+ * `indices`; every alignment lies between it and the rightmost, letter by letter, so when the two
+ * are the same it is the only one. O(hits); allocates nothing.
+ */
+export function alignmentCount(atom: Int32Array, candidate: CandidateIndex, indices: Int32Array): 0 | 1 | 2 {
+  const { hitAt, hitLetter, hits } = candidate;
+  const last = atom.length - 1;
+  let i = 0;
+  for (let hit = 0; hit < hits && i <= last; hit++) if (hitLetter[hit] === atom[i]) indices[i++] = hitAt[hit]!;
+  if (i <= last) return 0;
+  // The rightmost alignment, from the last occurrence of the last letter backwards, compared as it is found.
+  i = last;
+  for (let hit = hits - 1; i >= 0; hit--) {
+    if (hitLetter[hit] !== atom[i]) continue;
+    if (hitAt[hit] !== indices[i]) return 2;
+    i--;
+  }
+  return 1;
 }
 
 /** Index of the first element of ascending `positions[low..high)` that is at least `value` (`high` if none). */

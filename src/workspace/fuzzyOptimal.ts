@@ -1,6 +1,6 @@
 import type { CandidateIndex } from "./fuzzyCandidate.js";
 import { firstAtOrAfter } from "./fuzzyGreedy.js";
-import { BONUS_CONSECUTIVE, FIRST_CHAR_MULTIPLIER, GAP_EXTENSION, GAP_START, SCORE_MATCH, bonusAt, type FuzzyMatch } from "./fuzzyScore.js";
+import { alignmentScore, BONUS_CONSECUTIVE, FIRST_CHAR_MULTIPLIER, GAP_EXTENSION, GAP_START, SCORE_MATCH, bonusAt } from "./fuzzyScore.js";
 
 const NONE = Number.NEGATIVE_INFINITY;
 
@@ -19,18 +19,28 @@ let cellOf = new Int32Array(65);
  * positions where its letter is, so the cost is the occurrences in `lo..hi` of the atom's letters,
  * never more than atom.length × (hi - lo + 1), which the caller must keep small. It finds the same
  * alignment as the full matrix would, ties included: the adjacent step over a gap, the earliest
- * gap start, the earliest end. Null when the atom is not a subsequence there.
+ * gap start, the earliest end. Returns its score and leaves its positions in `indices` (the first
+ * `atom.length`); the atom must be a subsequence there.
  */
-export function optimalAlignment(atom: Int32Array, candidate: CandidateIndex, lo: number, hi: number): FuzzyMatch | null {
+export function optimalAlignment(atom: Int32Array, candidate: CandidateIndex, lo: number, hi: number, indices: Int32Array): number {
   const { positions, codes } = candidate;
   // Row i is positions[rowFirst[i] .. rowEnd[i]): where atom[i] occurs in lo..hi; its cells start at cellOf[i].
-  if (rowFirst.length < atom.length) [rowFirst, rowEnd, cellOf] = [new Int32Array(atom.length), new Int32Array(atom.length), new Int32Array(atom.length + 1)];
+  if (rowFirst.length < atom.length) {
+    rowFirst = new Int32Array(atom.length);
+    rowEnd = new Int32Array(atom.length);
+    cellOf = new Int32Array(atom.length + 1);
+  }
   for (let i = 0; i < atom.length; i++) {
     const letter = atom[i]!;
     const end = candidate.end(letter);
     rowFirst[i] = firstAtOrAfter(positions, candidate.first(letter), end, lo);
     rowEnd[i] = firstAtOrAfter(positions, rowFirst[i]!, end, hi + 1);
     cellOf[i + 1] = cellOf[i]! + rowEnd[i]! - rowFirst[i]!;
+  }
+  if (cellOf[atom.length] === atom.length) {
+    // One position per character: the only alignment there is (the common case of a short atom in a short span).
+    for (let i = 0; i < atom.length; i++) indices[i] = positions[rowFirst[i]!]!;
+    return alignmentScore(codes, indices, atom.length);
   }
   reserve(cellOf[atom.length]!);
   for (let at = rowFirst[0]!, cell = 0; at < rowEnd[0]!; at++, cell++) {
@@ -83,10 +93,8 @@ export function optimalAlignment(atom: Int32Array, candidate: CandidateIndex, lo
   const last = atom.length - 1;
   let end = -1;
   for (let cell = cellOf[last]!; cell < cellOf[last + 1]!; cell++) if (scores[cell]! > NONE && (end === -1 || scores[cell]! > scores[end]!)) end = cell;
-  if (end === -1) return null;
-  const indices = new Array<number>(atom.length);
   for (let i = last, cell = end; i >= 0; cell = froms[cell]!, i--) indices[i] = positions[rowFirst[i]! + cell - cellOf[i]!]!;
-  return { score: scores[end]!, indices };
+  return scores[end]!;
 }
 
 function reserve(cells: number): void {

@@ -5,12 +5,6 @@
  * `src/domain.ts`. The optimal aligner maximizes exactly what {@link alignmentScore} counts.
  */
 
-/** How well a query matched a candidate: higher is better; `indices` are matched code-point positions, ascending. */
-export interface FuzzyMatch {
-  readonly score: number;
-  readonly indices: number[];
-}
-
 export const SCORE_MATCH = 16;
 export const GAP_START = 3;
 export const GAP_EXTENSION = 1;
@@ -51,15 +45,16 @@ function isUpper(code: number): boolean {
   return /\p{Lu}/u.test(String.fromCodePoint(code));
 }
 
-/** The score of one atom matched at `indices` (ascending positions of the candidate); linear in the atom. */
-export function alignmentScore(codes: ArrayLike<number>, indices: readonly number[]): number {
+/** The score of one atom matched at the first `count` of `indices` (ascending positions of the candidate); linear in the atom. */
+export function alignmentScore(codes: ArrayLike<number>, indices: ArrayLike<number>, count = indices.length): number {
   let score = 0;
   let run = 0;
-  for (let i = 0; i < indices.length; i++) {
+  for (let i = 0; i < count; i++) {
     const j = indices[i]!;
     const bonus = bonusAt(codes, j);
     if (i === 0) {
-      [score, run] = [SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER, bonus];
+      score = SCORE_MATCH + bonus * FIRST_CHAR_MULTIPLIER;
+      run = bonus;
       continue;
     }
     const gap = j - indices[i - 1]! - 1;

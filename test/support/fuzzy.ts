@@ -1,7 +1,12 @@
 import type { Steps } from "../../src/runtime/timeSlice.js";
-import { FuzzyMatcher } from "../../src/workspace/fuzzyMatch.js";
+import { FuzzyMatcher, NO_MATCH } from "../../src/workspace/fuzzyMatch.js";
 import { parseQuerySteps, type FuzzyQuery } from "../../src/workspace/fuzzyQuery.js";
-import type { FuzzyMatch } from "../../src/workspace/fuzzyScore.js";
+
+/** How well a query matched a candidate: higher is better; `indices` are matched code-point positions, ascending. */
+export interface FuzzyMatch {
+  readonly score: number;
+  readonly indices: number[];
+}
 
 /** Runs `steps` to the end at once. */
 function runToEnd<T>(steps: Steps<T>): T {
@@ -18,7 +23,13 @@ export function parseQuery(query: string): FuzzyQuery {
   return parsed;
 }
 
+/** `candidate` (a path, or `name` in the directory `candidate`) matched by `matcher` at once, in steps. */
+export function matchWith(matcher: FuzzyMatcher, candidate: string, name?: string): FuzzyMatch | null {
+  const score = runToEnd(name === undefined ? matcher.steps("", candidate) : matcher.steps(candidate, name));
+  return score === NO_MATCH ? null : { score, indices: matcher.indices() };
+}
+
 /** `candidate` matched against `query` at once. */
 export function fuzzyMatch(query: FuzzyQuery, candidate: string): FuzzyMatch | null {
-  return runToEnd(new FuzzyMatcher(query).steps(candidate));
+  return matchWith(new FuzzyMatcher(query), candidate);
 }

@@ -4,7 +4,8 @@ import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_DEPTH, searchFiles } from "../../src/workspace/fileSearch.js";
+import { searchFiles } from "../../src/workspace/fileSearch.js";
+import { MAX_DEPTH } from "../../src/workspace/treeWalk.js";
 import { parseQuery } from "../support/fuzzy.js";
 
 /** Levels of the deep tree: past MAX_DEPTH, and deep enough that a walk recursing per level ran out of stack. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FuzzyMatcher, MAX_ALIGNMENT_CELLS } from "../../src/workspace/fuzzyMatch.js";
+import { CandidateIndex } from "../../src/workspace/fuzzyCandidate.js";
+import { alignmentCount } from "../../src/workspace/fuzzyGreedy.js";
+import { FuzzyMatcher, MAX_ALIGNMENT_CELLS, NO_MATCH } from "../../src/workspace/fuzzyMatch.js";
 import { MAX_QUERY_WORDS, parseQuerySteps } from "../../src/workspace/fuzzyQuery.js";
-import { fuzzyMatch, parseQuery } from "../support/fuzzy.js";
+import { fuzzyMatch, matchWith, parseQuery, type FuzzyMatch } from "../support/fuzzy.js";
 
 /** A long query: Codex answers 300 characters. */
 const LONG_QUERY_CHARS = 300;
@@ -14,14 +16,6 @@ function random(seed: number): () => number {
     state = (state * 1664525 + 1013904223) >>> 0;
     return state / 2 ** 32;
   };
-}
-
-/** Runs `steps` to the end at once. */
-function runToEnd<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
 }
 
 /** The best score of `atom` in `candidate` over every alignment there is (small inputs only); null when none. */
@@ -44,6 +38,12 @@ function bestBySearch(atom: string, candidate: string, caseSensitive: boolean): 
 
 function match(query: string, candidate: string) {
   return fuzzyMatch(parseQuery(query), candidate);
+}
+
+/** `name` in `dir` matched by {@link FuzzyMatcher.match}, the path a search of a short query takes (not steps). */
+function matchAtOnce(matcher: FuzzyMatcher, dir: string, name: string): FuzzyMatch | null {
+  const score = matcher.match(dir, name);
+  return score === NO_MATCH ? null : { score, indices: matcher.indices() };
 }
 
 describe("fuzzyMatch", () => {
@@ -80,14 +80,60 @@ describe("fuzzyMatch", () => {
       const [query, candidate] = [text(1 + Math.floor(next() * 4)), text(1 + Math.floor(next() * 11))];
       const parsed = parseQuery(query);
       const reused = new FuzzyMatcher(parsed);
-      runToEnd(reused.steps(text(30)));
-      const found = runToEnd(reused.steps(candidate));
+      matchWith(reused, text(30));
+      const found = matchWith(reused, candidate);
       expect(found, `${query} in ${candidate}`).toEqual(fuzzyMatch(parsed, candidate));
       const best = bestBySearch(parsed.atoms[0]!.text, candidate, parsed.caseSensitive);
       expect(found?.score ?? null, `${query} in ${candidate}`).toBe(best === null ? null : Math.max(0, best));
       if (found) checked++;
     }
     expect(checked).toBeGreaterThan(100);
+  });
+
+  it("matches a path given as directory and name as the whole path, the directory's indexing reused or not", () => {
+    const next = random(13);
+    const chars = Array.from("aAb/_.-éÉ😀\u212Ax");
+    const text = (length: number) => Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    for (let run = 0; run < 300; run++) {
+      const parsed = parseQuery(text(1 + Math.floor(next() * 3)).replaceAll("/", "a"));
+      const reused = new FuzzyMatcher(parsed);
+      // Several names per directory, and directories that repeat, change, are empty, or outgrow the arrays.
+      for (let dirs = 0; dirs < 4; dirs++) {
+        const dir = dirs === 3 ? text(600) : text(Math.floor(next() * 12));
+        for (let names = 0; names < 4; names++) {
+          const name = text(1 + Math.floor(next() * 8));
+          const whole = dir === "" ? name : `${dir}/${name}`;
+          expect(matchWith(reused, dir, name), `${parsed.atoms.map((atom) => atom.text).join(" ")} in ${whole}`).toEqual(fuzzyMatch(parsed, whole));
+        }
+      }
+    }
+  });
+
+  it("scores a one-word query that has one alignment from that alignment, as the full alignment does", () => {
+    const next = random(17);
+    const chars = Array.from("abA/_😀");
+    const text = (length: number) => Array.from({ length }, () => chars[Math.floor(next() * chars.length)]).join("");
+    const routes = [0, 0, 0];
+    for (let run = 0; run < 3000; run++) {
+      const parsed = parseQuery(text(1 + Math.floor(next() * 4)).replaceAll("/", "b"));
+      const [dir, name] = [next() < 0.3 ? "" : text(Math.floor(next() * 8)), text(1 + Math.floor(next() * 10))];
+      const whole = dir === "" ? name : `${dir}/${name}`;
+      const candidate = new CandidateIndex(parsed);
+      candidate.index(dir, name);
+      routes[alignmentCount(parsed.atoms[0]!.letters, candidate, new Int32Array(whole.length))]!++;
+      // The same matcher for the directory's other entries: one read of the directory, reused.
+      const matcher = new FuzzyMatcher(parsed);
+      matchAtOnce(matcher, dir, text(3));
+      const found = matchAtOnce(matcher, dir, name);
+      expect(found, `${parsed.atoms[0]!.text} in ${whole}`).toEqual(fuzzyMatch(parsed, whole));
+      const best = bestBySearch(parsed.atoms[0]!.text, whole, parsed.caseSensitive);
+      expect(found?.score ?? null, `${parsed.atoms[0]!.text} in ${whole}`).toBe(best === null ? null : Math.max(0, best));
+    }
+    // None, one and several alignments all came up.
+    expect(Math.min(...routes)).toBeGreaterThan(300);
+    // Letters that occur more than once in the span, yet one alignment; and two alignments, the later one better.
+    expect(matchAtOnce(new FuzzyMatcher(parseQuery("aba")), "", "abab")).toEqual(match("aba", "abab"));
+    expect(matchAtOnce(new FuzzyMatcher(parseQuery("ab")), "x", "a_ab")).toEqual(match("ab", "x/a_ab"));
   });
 
   it("past the alignment budget, still prefers the later alignment at a segment start", () => {
@@ -120,7 +166,7 @@ describe("fuzzyMatch", () => {
   it("shares the event loop within one path: a query of many words yields as it matches", () => {
     // 400 distinct words, each matching the path.
     const words = Array.from({ length: 400 }, (_, i) => `${"b".repeat(i % 20)}a${"b".repeat(Math.floor(i / 20))}`);
-    const steps = new FuzzyMatcher(parseQuery(words.join(" "))).steps(`${"b".repeat(20)}a${"b".repeat(20)}`);
+    const steps = new FuzzyMatcher(parseQuery(words.join(" "))).steps("", `${"b".repeat(20)}a${"b".repeat(20)}`);
     expect(steps.next().done).toBe(false);
   });
 
