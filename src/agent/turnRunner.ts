@@ -14,6 +14,7 @@ import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
 import type { EditorFiles, Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import { readFileTool } from "./tools/readFile.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
 import type { ClientAsker } from "./clientAsker.js";
@@ -110,6 +111,8 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
+    // An editor's files (ACP) are read through it: the model then sees unsaved edits.
+    ...(job.editorFiles ? [readFileTool] : []),
   ]);
   const [project, found] = await Promise.all([
     loadProjectInstructions(job.settings.cwd, deps.home),

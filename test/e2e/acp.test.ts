@@ -181,6 +181,26 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("gives the model read_file through the editor's fs: what the user sees, unsaved edits included, and only the workspace", async () => {
+    const { agent, workspace, mock } = await editorSession(
+      [
+        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
+        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "/etc/hostname" }, callId: "call_outside" }] },
+        { items: [{ type: "message", text: "Read." }] },
+      ],
+      { args: ["-c", `sandbox_mode="read-only"`], handlers: { readTextFile: () => ({ content: "# Notes\nunsaved line\n" }) } },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Read my notes." }] });
+    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("read_file");
+    const output = (index: number, callId: string) => (mock.requests[index]!.body.input as any[]).find((item) => item.type === "function_call_output" && item.call_id === callId)?.output;
+    expect(output(1, "call_read")).toBe("L1: # Notes\nL2: unsaved line");
+    expect(output(2, "call_outside")).toMatch(/^read_file failed: \/etc\/hostname is outside the directories this turn may read/);
+    const read = (updatesOf(agent, "tool_call") as acp.ToolCall[]).find((call) => call.toolCallId === "call_read");
+    expect(read).toMatchObject({ kind: "read", title: "Read notes.md", locations: [{ path: path.join(workspace, "notes.md") }] });
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("streams plans and context usage, takes embedded context and images, and runs /compact", async () => {
     const { agent, workspace, mock } = await editorSession([
       {

@@ -2,9 +2,9 @@ import path from "node:path";
 import * as z from "zod";
 import { lazySchema } from "../../protocol/lazySchema.js";
 import type { ContentPart, ToolCall } from "../conversation.js";
-import type { WritableRoots } from "../../workspace/roots.js";
 import { imageDataUrl } from "../userInputs.js";
 import { parseArguments } from "./arguments.js";
+import { readableRoots } from "./readableRoots.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const ViewImageArguments = lazySchema(() => z.object({ path: z.string() }));
@@ -41,9 +41,3 @@ export const viewImageTool: Tool = {
     return [{ type: "input_image", image_url: url, detail: "original" }];
   },
 };
-
-/** Where the model may look: the turn's cwd and writable roots; anywhere under full access. */
-function readableRoots(context: ToolContext): WritableRoots | null {
-  const writable = context.environment.sandbox.roots(context.settings.sandbox, context.cwd, context.environment.env);
-  return writable && { roots: [context.cwd, ...writable.roots], protectedPaths: [] };
-}
