@@ -110,7 +110,8 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd }).catch(() => {
         throw RequestError.resourceNotFound(params.sessionId);
       });
-      const session = open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
+      // Open here already (an editor reopening it, perhaps mid-prompt): the same session, whose running prompt still ends.
+      const session = sessions.get(resumed.thread.id) ?? open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
       await enqueue(session.id, () => session.replay(resumed.thread.turns));
       announce(session.id);
       return settings(session);

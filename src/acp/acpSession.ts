@@ -110,7 +110,7 @@ export class AcpSession {
     this.lastError = null;
     try {
       const id = await start();
-      if (id) running.id = id;
+      if (id) await this.started(running, id);
     } catch (error) {
       if (this.turn === running) this.turn = null;
       throw new NotStarted(error);
@@ -126,7 +126,22 @@ export class AcpSession {
     const turn = this.turn;
     if (!turn) return;
     turn.cancelled.abort();
-    if (turn.id) await this.channel.server.request("turn/interrupt", { threadId: this.id, turnId: turn.id }).catch(() => undefined);
+    if (turn.id) await this.interrupt(turn.id);
+  }
+
+  /**
+   * The running prompt's turn has this id (from `turn/start`'s answer, or `turn/started` for a turn
+   * started without one, `/compact`'s). A cancel that came while it was starting had no turn to
+   * interrupt: it is interrupted now, or it would run on, and the prompt never end.
+   */
+  private async started(running: NonNullable<AcpSession["turn"]>, id: string): Promise<void> {
+    if (running.id) return;
+    running.id = id;
+    if (running.cancelled.signal.aborted) await this.interrupt(id);
+  }
+
+  private async interrupt(turnId: string): Promise<void> {
+    await this.channel.server.request("turn/interrupt", { threadId: this.id, turnId }).catch(() => undefined);
   }
 
   /** The thread's stored turns, as the updates an editor shows them with (`session/load`). */
@@ -148,6 +163,7 @@ export class AcpSession {
 
   /** Turns one of the thread's notifications into what the editor is told. */
   async handle(event: ServerEvent): Promise<void> {
+    if (event.method === "turn/started" && this.turn) await this.started(this.turn, event.params.turn.id);
     const update = this.updateFor(event);
     if (update) await this.channel.update(update);
   }

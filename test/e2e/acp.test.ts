@@ -123,6 +123,28 @@ describe("agent-app-server acp", () => {
     await expect(again.agent.request(acp.methods.agent.session.load, { sessionId: "no-such-session", cwd: workspace, mcpServers: [] })).rejects.toThrow();
   });
 
+  it("stops a prompt cancelled while its turn starts, and keeps a running prompt when its session is loaded again", async () => {
+    const { agent, workspace } = await editorSession([
+      { items: [{ type: "message", deltas: ["Working"] }], hang: true },
+      { items: [{ type: "message", deltas: ["Working"] }], hang: true },
+    ]);
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    // The cancel comes right behind the prompt, before the turn has an id to interrupt.
+    const first = agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "First" }] });
+    await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await settled(first)).toBe("cancelled");
+
+    // Reloaded mid-prompt (an editor reopening its tab): the prompt is still the session's, so a cancel ends it.
+    const said = updatesOf(agent, "agent_message_chunk").length;
+    const second = agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Second" }] });
+    await waitFor(() => updatesOf(agent, "agent_message_chunk").length > said);
+    await agent.agent.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });
+    await expect(agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Meanwhile" }] })).rejects.toThrow(/already running/);
+    await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await settled(second)).toBe("cancelled");
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("starts the MCP servers a session names, and shows their tool calls", async () => {
     const { agent, workspace } = await editorSession([
       { items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" }] },
@@ -277,6 +299,14 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 });
+
+/** A prompt's stop reason, failing after 10 s rather than hanging the test. */
+async function settled(prompt: Promise<acp.PromptResponse>): Promise<string> {
+  let stopReason: string | undefined;
+  void prompt.then((result) => (stopReason = result.stopReason));
+  await waitFor(() => stopReason !== undefined);
+  return stopReason!;
+}
 
 /** Waits (polling every 10 ms, at most 10 s) until `ready` holds. */
 async function waitFor(ready: () => boolean): Promise<void> {
