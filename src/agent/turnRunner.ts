@@ -108,11 +108,15 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
   // a failed load is reported when the first model call waits for it.
   client.prepare().catch(() => undefined);
+  // ACP's fs works by path, after our checks: in a sandbox, a command of the model's could swap a
+  // directory of the path for a symlink in between (the editor would read the server's home, or
+  // write outside the roots). Without one, the model reaches all of that anyway.
+  const editorFiles = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) === null ? job.editorFiles : undefined;
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
     // An editor's files (ACP) are read through it: the model then sees unsaved edits.
-    ...(job.editorFiles ? [readFileTool] : []),
+    ...(editorFiles ? [readFileTool] : []),
   ]);
   const [project, found] = await Promise.all([
     loadProjectInstructions(job.settings.cwd, deps.home),
@@ -132,7 +136,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   const killOwn = (): void => sessions.killTurn(job.turnId);
   job.signal.addEventListener("abort", killOwn, { once: true });
   const toolContext: ToolContext = {
-    editorFiles: job.editorFiles,
+    editorFiles,
     threadId: job.threadId,
     turnId: job.turnId,
     cwd: job.settings.cwd,

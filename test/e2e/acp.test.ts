@@ -162,20 +162,17 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
-  it("patches a file as the editor has it (an unsaved buffer, read through fs), and gives the editor the new text", async () => {
+  it("without a sandbox, reads and patches files as the editor has them (unsaved edits) and gives it the new text", async () => {
     const reads: string[] = [];
     const writes: acp.WriteTextFileRequest[] = [];
-    const outside = path.join(tempDir("aas-acp-outside-"), "kept.txt");
-    writeFileSync(outside, "kept\n");
-    const { agent, workspace } = await editorSession(
+    const { agent, workspace, mock } = await editorSession(
       [
+        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
         { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-unsaved line\n+patched line\n*** End Patch\n" }] },
-        { items: [{ type: "apply_patch", callId: "call_outside", patch: `*** Begin Patch\n*** Update File: ${outside}\n@@\n-kept\n+changed\n*** End Patch\n` }] },
         { items: [{ type: "message", text: "Patched." }] },
       ],
       {
-        // Temp directories are writable roots unless excluded; the outside file is in one.
-        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"],
+        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="danger-full-access"`],
         handlers: {
           readTextFile: (request) => {
             reads.push(request.path);
@@ -191,35 +188,39 @@ describe("agent-app-server acp", () => {
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
     await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch the line I am editing." }] });
     const notes = path.join(workspace, "notes.md");
-    expect(reads).toEqual([notes, outside]);
+    expect(reads).toEqual([notes, notes]);
+    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("read_file");
+    const read = (mock.requests[1]!.body.input as any[]).find((item) => item.type === "function_call_output" && item.call_id === "call_read")?.output;
+    expect(read).toBe("L1: # Notes\nL2: unsaved line");
+    expect((updatesOf(agent, "tool_call") as acp.ToolCall[]).find((call) => call.toolCallId === "call_read")).toMatchObject({ kind: "read", title: "Read notes.md", locations: [{ path: notes }] });
     const end = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_patch" && update.status);
     expect(end).toMatchObject({ status: "completed", content: [{ type: "diff", oldText: "# Notes\nunsaved line", newText: "# Notes\npatched line" }] });
-    // Written within the sandbox's rules, then shown in the editor.
+    // Written to disk, then shown in the editor.
     expect(readFileSync(notes, "utf8")).toBe("# Notes\npatched line\n");
     expect(writes).toEqual([{ sessionId, path: notes, content: "# Notes\npatched line\n" }]);
-    // Outside the writable roots (and never asked): refused on disk, so never given to the editor either.
-    expect(readFileSync(outside, "utf8")).toBe("kept\n");
-    expect((updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_outside" && update.status)?.status).toBe("failed");
     expect(agent.invalid).toEqual([]);
   });
 
-  it("gives the model read_file through the editor's fs: what the user sees, unsaved edits included, and only the workspace", async () => {
+  it("in a sandbox, never uses the editor's files: a command could swap a directory of the path between the checks and the editor's use", async () => {
+    const calls: string[] = [];
     const { agent, workspace, mock } = await editorSession(
       [
-        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
-        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "/etc/hostname" }, callId: "call_outside" }] },
-        { items: [{ type: "message", text: "Read." }] },
+        { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
+        { items: [{ type: "message", text: "Patched." }] },
       ],
-      { args: ["-c", `sandbox_mode="read-only"`], handlers: { readTextFile: () => ({ content: "# Notes\nunsaved line\n" }) } },
+      {
+        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`],
+        handlers: {
+          readTextFile: (request) => (calls.push(`read ${request.path}`), { content: "# Notes\nunsaved line\n" }),
+          writeTextFile: (request) => (calls.push(`write ${request.path}`), {}),
+        },
+      },
     );
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
-    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Read my notes." }] });
-    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("read_file");
-    const output = (index: number, callId: string) => (mock.requests[index]!.body.input as any[]).find((item) => item.type === "function_call_output" && item.call_id === callId)?.output;
-    expect(output(1, "call_read")).toBe("L1: # Notes\nL2: unsaved line");
-    expect(output(2, "call_outside")).toMatch(/^read_file failed: \/etc\/hostname is outside the directories this turn may read/);
-    const read = (updatesOf(agent, "tool_call") as acp.ToolCall[]).find((call) => call.toolCallId === "call_read");
-    expect(read).toMatchObject({ kind: "read", title: "Read notes.md", locations: [{ path: path.join(workspace, "notes.md") }] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch the notes." }] });
+    expect(readFileSync(path.join(workspace, "notes.md"), "utf8")).toBe("# Notes\nnew line\n");
+    expect(calls).toEqual([]);
+    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain("read_file");
     expect(agent.invalid).toEqual([]);
   });
 

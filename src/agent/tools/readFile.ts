@@ -26,8 +26,8 @@ const ReadFileArguments = lazySchema(() =>
 
 /**
  * `read_file`, Codex's tool, offered when the thread's client shows the model its editor's files
- * (ACP): a file's lines (`L12: text`) as the editor has them, unsaved edits and all, so the model
- * reads what the user sees. The same places as `view_image` may be read (the cwd and writable
+ * (ACP, without a sandbox: see turnRunner): a file's lines (`L12: text`) as the editor has them,
+ * unsaved edits and all, so the model reads what the user sees. The same places as `view_image` may be read (the cwd and writable
  * roots, never the server's own files), and the file must pass the disk's checks (a regular file,
  * at most 16 MiB) before the editor is asked. The read is a command item with a read action, as a
  * `cat` of the file is.
