@@ -1,5 +1,6 @@
 import { Readable, Writable } from "node:stream";
-import { AppServerClient, type ServerEvent } from "../client/index.js";
+import path from "node:path";
+import { AppServerClient, AppServerError, type ServerEvent } from "../client/index.js";
 import type { AppServer } from "../server/appServer.js";
 import type { Logger } from "../runtime/logger.js";
 import { SERVER_VERSION } from "../runtime/version.js";
@@ -9,6 +10,17 @@ import { authMethods, checkAuthenticated } from "./acpAuth.js";
 import { configOptions, modeOf, modeState } from "./modes.js";
 import { availableCommands } from "./slashCommands.js";
 import { mcpServerConfigs } from "./mcpServers.js";
+
+/** The server's answer to a request the editor's params made invalid, as the same error to the editor; anything else as it is. */
+function acpError(error: unknown): unknown {
+  return error instanceof AppServerError && (error.code === -32600 || error.code === -32602) ? new RequestError(error.code, error.message) : error;
+}
+
+/** ACP's paths are absolute: a relative cwd would be the agent's own, not the editor's project. */
+function absoluteCwd(cwd: string): string {
+  if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
+  return cwd;
+}
 
 /** Sessions listed per page, as codex-acp lists them. */
 const SESSIONS_PER_PAGE = 25;
@@ -99,13 +111,17 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       return {};
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
+      const cwd = absoluteCwd(params.cwd);
       await server.addMcpServers(mcpServerConfigs(params.mcpServers));
-      const started = await client.request("thread/start", { cwd: params.cwd });
+      const started = await client.request("thread/start", { cwd }).catch((error: unknown) => {
+        throw acpError(error);
+      });
       const session = open(started.thread.id, modeOf(started.approvalPolicy, started.sandbox.type), started.model);
       announce(session.id);
       return { sessionId: session.id, ...(await settings(session)) };
     })
     .onRequest(methods.agent.session.load, async ({ params }) => {
+      absoluteCwd(params.cwd);
       await server.addMcpServers(mcpServerConfigs(params.mcpServers));
       const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd }).catch(() => {
         throw RequestError.resourceNotFound(params.sessionId);
@@ -117,7 +133,9 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       return settings(session);
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
-      const page = await client.request("thread/list", { cwd: params.cwd ?? null, cursor: params.cursor ?? null, limit: SESSIONS_PER_PAGE, sortKey: "updated_at" });
+      const page = await client.request("thread/list", { cwd: params.cwd ?? null, cursor: params.cursor ?? null, limit: SESSIONS_PER_PAGE, sortKey: "updated_at" }).catch((error: unknown) => {
+        throw acpError(error);
+      });
       return {
         sessions: page.data.map((thread) => ({
           sessionId: thread.id,
@@ -133,7 +151,7 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
         return { stopReason: await required(params.sessionId).prompt(params.prompt) };
       } catch (error) {
         if (error instanceof TurnFailed) throw RequestError.internalError({ message: error.message }, error.message);
-        throw error;
+        throw acpError(error);
       }
     })
     .onNotification(methods.agent.session.cancel, async ({ params }) => {

@@ -17,6 +17,13 @@ export interface SessionChannel {
   readonly askPermission: (request: Omit<RequestPermissionRequest, "sessionId">) => Promise<RequestPermissionResponse>;
 }
 
+/**
+ * A command's output is re-shown at most this often: each update carries the whole shown tail (up
+ * to 64 KiB), and a command printing a line per delta would otherwise send that per line. Its
+ * completion shows the rest.
+ */
+const OUTPUT_UPDATE_MS = 100;
+
 const SANDBOX_POLICIES: Readonly<Record<ModePreset["sandbox"], SandboxPolicy>> = {
   "read-only": { type: "readOnly" },
   "workspace-write": { type: "workspaceWrite" },
@@ -42,6 +49,8 @@ export class AcpSession {
   /** The mode or model chosen since the last turn: sent with the next `turn/start`, which keeps them. */
   private pending: { mode?: ModePreset; model?: string } = {};
   private readonly outputs = new Map<string, string>();
+  /** When each running command's output was last shown: at most every {@link OUTPUT_UPDATE_MS}. */
+  private readonly shownAt = new Map<string, number>();
   private readonly streamed = new Set<string>();
   private lastError: string | null = null;
 
@@ -187,11 +196,15 @@ export class AcpSession {
         // Only the tail is shown: keep no more of it than that.
         const output = ((this.outputs.get(itemId) ?? "") + delta).slice(-128 * 1024);
         this.outputs.set(itemId, output);
+        const now = Date.now();
+        if (now - (this.shownAt.get(itemId) ?? 0) < OUTPUT_UPDATE_MS) return undefined;
+        this.shownAt.set(itemId, now);
         return { sessionUpdate: "tool_call_update", toolCallId: itemId, content: outputContent(output) };
       }
       case "item/completed": {
         const { item } = event.params;
         this.outputs.delete(item.id);
+        this.shownAt.delete(item.id);
         if (item.type === "agentMessage" && !this.streamed.delete(item.id) && item.text) return { sessionUpdate: "agent_message_chunk", content: text(item.text) };
         const done = toolCallDone(item);
         return done ? { sessionUpdate: "tool_call_update", ...done } : undefined;

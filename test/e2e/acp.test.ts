@@ -267,6 +267,26 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("shows a chatty command's output at most every 100 ms, and refuses bad params with their own codes", async () => {
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "exec", cmd: "for i in $(seq 1 5000); do echo line $i; done", callId: "call_chatty" }] },
+        { items: [{ type: "message", text: "Printed." }] },
+      ],
+      { args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="danger-full-access"`] },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    const started = Date.now();
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Print a lot." }] });
+    const shown = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).filter((update) => update.toolCallId === "call_chatty");
+    // One per 100 ms at most, and the completion (with the whole tail) besides.
+    expect(shown.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 100) + 2);
+    expect(JSON.stringify(shown.at(-1)!.content)).toContain("line 5000");
+    await expect(agent.agent.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    await expect(agent.agent.request(acp.methods.agent.session.list, { cursor: "not-a-cursor" })).rejects.toMatchObject({ code: expect.toSatisfy((code: number) => code === -32600 || code === -32602) });
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("answers authenticate per provider: the key set, or what to set", async () => {
     const mock = await startMockModel({ responses: [] });
     mocks.push(mock);
