@@ -54,9 +54,9 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     const session = typeof threadId === "string" ? sessions.get(threadId) : undefined;
     if (session) void enqueue(session.id, () => session.handle(event));
   });
-  client.onRequest("item/commandExecution/requestApproval", async (params) => ({ decision: (await sessionOf(params.threadId)?.askCommand(params)) ?? "decline" }));
-  client.onRequest("item/fileChange/requestApproval", async (params) => ({ decision: (await sessionOf(params.threadId)?.askFileChange(params)) ?? "decline" }));
-  const sessionOf = (id: string) => sessions.get(id);
+  // A thread of no session here (another face's client is the only other way in) is declined.
+  client.onRequest("item/commandExecution/requestApproval", async (params) => ({ decision: (await sessions.get(params.threadId)?.askCommand(params)) ?? "decline" }));
+  client.onRequest("item/fileChange/requestApproval", async (params) => ({ decision: (await sessions.get(params.threadId)?.askFileChange(params)) ?? "decline" }));
 
   const open = (sessionId: string, mode: ReturnType<typeof modeOf>, model: string) => {
     const session = new AcpSession(sessionId, mode, model, {
@@ -65,7 +65,8 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       askPermission: (request) => editor!.request(methods.client.session.requestPermission, { sessionId, ...request }),
     });
     sessions.set(sessionId, session);
-    // The reason editors speak ACP: the agent's patches see their unsaved buffers, and show their changes in them.
+    // The reason editors speak ACP: the model reads their unsaved buffers and patches show in them
+    // (turns without a sandbox only: see runTurn).
     if (editorFs.readTextFile) {
       server.threads.useEditorFiles(sessionId, {
         read: (path) => editor!.request(methods.client.fs.readTextFile, { sessionId, path }).then((file) => file.content, () => null),
