@@ -47,3 +47,36 @@ describe("agent-app-server acp: what the model reaches", () => {
     expect(agent.invalid).toEqual([]);
   });
 });
+
+describe("agent-app-server acp: order", () => {
+  it("asks permission only after the editor has the tool call it asks about, however much was said before it", async () => {
+    const seenWhenAsked: boolean[] = [];
+    let agentRef: { updates: Array<{ update: acp.SessionUpdate }> } | undefined;
+    const { agent, workspace } = await editorSession(
+      [
+        {
+          items: [
+            { type: "message", deltas: Array.from({ length: 2000 }, (_, index) => `word ${index} `) },
+            { type: "exec", cmd: "touch made.txt", callId: "call_asked", sandbox_permissions: "require_escalated", justification: "Make it" },
+          ],
+        },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      {
+        args: ["-c", `approval_policy="on-request"`, "-c", `sandbox_mode="read-only"`],
+        handlers: {
+          permission: (request) => {
+            seenWhenAsked.push(agentRef!.updates.some(({ update }) => update.sessionUpdate === "tool_call" && update.toolCallId === request.toolCall.toolCallId));
+            return { outcome: { outcome: "selected", optionId: "approved" } };
+          },
+        },
+      },
+    );
+    agentRef = agent;
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    const result = await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Talk, then make it." }] });
+    expect(result.stopReason).toBe("end_turn");
+    expect(seenWhenAsked).toEqual([true]);
+    expect(agent.invalid).toEqual([]);
+  });
+});
