@@ -67,7 +67,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
   // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
   // The servers running, not the config's: an ACP session adds its own (and `mcp` is built below, before any command runs).
   const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () =>
-    mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env.HOME),
+    mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env),
   );
   // A slow or failing profile: logged, and a configWarning to clients once.
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details), {

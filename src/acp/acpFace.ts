@@ -54,9 +54,17 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     const session = typeof threadId === "string" ? sessions.get(threadId) : undefined;
     if (session) void enqueue(session.id, () => session.handle(event));
   });
-  // A thread of no session here (another face's client is the only other way in) is declined.
-  client.onRequest("item/commandExecution/requestApproval", async (params) => ({ decision: (await sessions.get(params.threadId)?.askCommand(params)) ?? "decline" }));
-  client.onRequest("item/fileChange/requestApproval", async (params) => ({ decision: (await sessions.get(params.threadId)?.askFileChange(params)) ?? "decline" }));
+  // A question waits for the updates sent before it (not for the answer, which may take the user
+  // long): the editor has the tool call it asks about, whose title a file change's question lacks.
+  // A thread of no session here is declined.
+  const inOrder = async <T>(threadId: string, ask: (session: AcpSession) => Promise<T>): Promise<T | undefined> => {
+    const session = sessions.get(threadId);
+    if (!session) return undefined;
+    await queues.get(session.id);
+    return ask(session);
+  };
+  client.onRequest("item/commandExecution/requestApproval", async (params) => ({ decision: (await inOrder(params.threadId, (session) => session.askCommand(params))) ?? "decline" }));
+  client.onRequest("item/fileChange/requestApproval", async (params) => ({ decision: (await inOrder(params.threadId, (session) => session.askFileChange(params))) ?? "decline" }));
 
   const open = (sessionId: string, mode: ReturnType<typeof modeOf>, model: string) => {
     const session = new AcpSession(sessionId, mode, model, {
