@@ -1,5 +1,6 @@
 import type { CommandExecutionApprovalDecision, CommandExecutionRequestApprovalParams } from "../protocol/index.js";
 import type { PermissionOption, RequestPermissionResponse, ToolCallUpdate } from "../vendor/acp.js";
+import { oneLine, outputContent } from "./toolCalls.js";
 
 /** A decision both approval requests take. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel";
@@ -45,14 +46,19 @@ export function permission(params?: Pick<CommandExecutionRequestApprovalParams, 
   };
 }
 
-/** A command approval's tool call, as the editor shows it while it asks. */
+/**
+ * A command approval's tool call, as the editor shows it while it asks: a one-line title (the
+ * model's justification after it), and the whole command as content, so nothing of it hides
+ * behind line breaks or escape sequences.
+ */
 export function commandPermissionCall(params: CommandExecutionRequestApprovalParams): ToolCallUpdate {
   const command = params.command ?? "";
   return {
     toolCallId: params.itemId,
-    title: params.reason ? `${command} (${params.reason})` : command,
+    title: oneLine(params.reason ? `${command} (${params.reason})` : command),
     kind: "execute",
     status: "pending",
+    content: outputContent(command),
     rawInput: { command, cwd: params.cwd ?? null, reason: params.reason ?? null },
   };
 }

@@ -24,7 +24,7 @@ export function promptInput(blocks: readonly ContentBlock[]): UserInput[] {
       case "resource":
         if ("text" in block.resource) {
           const { uri, text } = block.resource;
-          parts.push({ type: "text", text: `${mention(nameOf(uri), uri)}\n<context ref="${uri}">\n${text}\n</context>` });
+          parts.push({ type: "text", text: `${mention(nameOf(uri), uri)}\n<context ref="${attribute(uri)}">\n${unclosing(text)}\n</context>` });
         }
         break;
       default:
@@ -32,6 +32,19 @@ export function promptInput(blocks: readonly ContentBlock[]): UserInput[] {
     }
   }
   return parts;
+}
+
+/** A URI as an attribute value: a quote or a line break in it cannot end the attribute early. */
+function attribute(uri: string): string {
+  return uri.replace(/[&"<>\r\n]/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * A file's text that cannot end its `<context>` block: the file may be the model's (or a
+ * repository's), and a `</context>` in it would make what follows read as the user's own words.
+ */
+function unclosing(text: string): string {
+  return text.replace(/<\/(context)/gi, "<\\/$1");
 }
 
 function mention(name: string, uri: string): string {

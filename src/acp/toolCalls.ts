@@ -65,10 +65,19 @@ export function outputContent(output: string): ToolCallContent[] {
   return text(`${fence}sh\n${shown.endsWith("\n") ? shown : `${shown}\n`}${fence}`);
 }
 
+/**
+ * Text as one line an editor can show as a title: terminal escape sequences and other control
+ * characters removed, line breaks shown as ⏎. A title is often shown as one line: `ls` followed by
+ * blank lines would otherwise hide the rest of a script (what a permission prompt asks about).
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]/g, "").replace(/\r?\n/g, " ⏎ ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+}
+
 /** How a command reads to an editor: what its actions say it does (read a file, list, search), else the command itself. */
 function commandShape(item: CommandItem): { title: string; kind: ToolKind; locations?: ToolCallLocation[] } {
   const actions = item.commandActions;
-  if (actions.length === 0 || actions.some((action) => action.type === "unknown")) return { title: item.command, kind: "execute" };
+  if (actions.length === 0 || actions.some((action) => action.type === "unknown")) return { title: oneLine(item.command), kind: "execute" };
   const titles = actions.map((action) => {
     if (action.type === "read") return `Read ${action.name}`;
     if (action.type === "listFiles") return `List ${action.path ?? "files"}`;
@@ -77,7 +86,7 @@ function commandShape(item: CommandItem): { title: string; kind: ToolKind; locat
   });
   // ACP's paths are absolute; an action's is as the command wrote it, from where it ran.
   const locations = actions.flatMap((action) => (action.type === "read" ? [{ path: path.resolve(item.cwd, action.path) }] : []));
-  return { title: titles.join(", "), kind: actions.every((action) => action.type === "read") ? "read" : "search", ...(locations.length > 0 ? { locations } : {}) };
+  return { title: oneLine(titles.join(", ")), kind: actions.every((action) => action.type === "read") ? "read" : "search", ...(locations.length > 0 ? { locations } : {}) };
 }
 
 function statusOf(item: ThreadItem): ToolCallStatus | undefined {
