@@ -18,17 +18,12 @@ import {
   runTurn,
   TurnCancelled,
   turnSettingsRequest,
-  type EditorFiles,
-  type Host,
   type PendingInput,
   type ReviewRequest,
   type SettingsRequest,
   type TurnMode,
-  type TurnRunnerDeps,
   type TurnSettings,
 } from "../agent/index.js";
-import type { AuthStore } from "../config/authStore.js";
-import type { Config } from "../config/schema.js";
 import { invalidRequest, rpcError } from "../protocol/errors.js";
 import { ErrorCode } from "../protocol/jsonrpc.js";
 import type { ThreadItem } from "../protocol/items.js";
@@ -37,43 +32,15 @@ import type { Thread, ThreadReadState, ThreadStatus } from "../protocol/thread.j
 import type { ThreadSessionResponse, ThreadShellCommandParams } from "../protocol/threadMethods.js";
 import type { Turn, TurnError } from "../protocol/turn.js";
 import type { TurnStartParams, TurnSteerParams } from "../protocol/turnMethods.js";
-import type { Activity } from "../runtime/activity.js";
-import type { Clock } from "../runtime/clock.js";
-import type { IdSource } from "../runtime/ids.js";
-import type { Logger } from "../runtime/logger.js";
 import { ActiveTurn, type TurnHost } from "./activeTurn.js";
 import { chargeTurn, checkGoalAllowsTurn } from "./goals.js";
 import type { ThreadRecord } from "./records.js";
-import type { ClientRequester, Outcome, ThreadEmitter } from "./threadEvents.js";
-import type { SectionStore } from "./sectionStore.js";
+import type { Outcome } from "./threadEvents.js";
 import type { ThreadFileWriter } from "./threadFile.js";
+import type { ThreadServices } from "./threadServices.js";
 import type { ThreadHistory } from "./threadHistory.js";
-import { summarize, type ThreadStore } from "./threadStore.js";
+import { summarize } from "./threadStore.js";
 import { inProgressTurn, storedThread, threadSettingsView, turnError } from "./wireViews.js";
-
-/** What a loaded thread needs from the server: storage, config, time, ids, the way to clients, the agent. */
-export interface ThreadServices<S> {
-  readonly store: ThreadStore;
-  /** The server's configuration; `current` changes when a client writes the config. */
-  readonly config: { readonly current: Config };
-  readonly clock: Clock;
-  readonly ids: IdSource;
-  readonly logger: Logger;
-  readonly emit: ThreadEmitter<S>;
-  readonly requests: ClientRequester<S>;
-  /** Where the server runs: relative cwds resolve against its cwd. */
-  readonly host: Host;
-  /** The server's work in progress: running turns count, and the agent warm-up waits for a quiet spell. */
-  readonly activity: Activity;
-  /** What turns run with: environment (API keys), tools, model clients. */
-  readonly agent: Omit<TurnRunnerDeps, "config">;
-  /** The API key a client logged in with, for the providers of turns. */
-  readonly auth: AuthStore;
-  /** The thread sections (a thread's `section` comes from here). */
-  readonly sections: SectionStore;
-  /** Threads whose client offers its editor's files (ACP), by thread id. */
-  readonly editorFiles: ReadonlyMap<string, EditorFiles>;
-}
 
 /** Codex counts 95 % of the context window as usable (its `effective_context_window_percent`). */
 const USABLE_CONTEXT_PERCENT = 95;
