@@ -4,7 +4,7 @@ import type { ContentBlock, PlanEntry, RequestPermissionRequest, RequestPermissi
 import { findMode, type ModePreset } from "./modes.js";
 import { commandPermissionCall, permission, type Decision } from "./permissions.js";
 import { promptInput } from "./promptInput.js";
-import { outputContent, toolCallDone, toolCallOf } from "./toolCalls.js";
+import { outputContent, reviewCall, reviewDone, toolCallDone, toolCallOf } from "./toolCalls.js";
 import { historyUpdates } from "./historyUpdates.js";
 import { slashCommand } from "./slashCommands.js";
 
@@ -209,6 +209,10 @@ export class AcpSession {
         const done = toolCallDone(item);
         return done ? { sessionUpdate: "tool_call_update", ...done } : undefined;
       }
+      case "item/autoApprovalReview/started":
+        return { sessionUpdate: "tool_call", ...reviewCall(event.params) };
+      case "item/autoApprovalReview/completed":
+        return { sessionUpdate: "tool_call_update", ...reviewDone(event.params) };
       case "turn/plan/updated":
         return { sessionUpdate: "plan", entries: event.params.plan.map(planEntry) };
       case "thread/tokenUsage/updated": {

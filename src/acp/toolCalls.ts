@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ThreadItem } from "../protocol/index.js";
+import type { ItemGuardianApprovalReviewStartedNotification, ThreadItem } from "../protocol/index.js";
 import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from "../vendor/acp.js";
 
 type ItemOf<T extends ThreadItem["type"]> = Extract<ThreadItem, { type: T }>;
@@ -54,6 +54,19 @@ export function toolCallDone(item: ThreadItem): ToolCallUpdate | undefined {
     default:
       return update;
   }
+}
+
+/** An automatic review of an action (the reviewer model deciding for the user), as a `think` tool call. */
+export function reviewCall(review: ItemGuardianApprovalReviewStartedNotification): ToolCall {
+  const { action } = review;
+  const what = action.type === "command" ? oneLine(action.command) : `a patch to ${action.files.join(", ")}`;
+  return { toolCallId: review.reviewId, title: `Reviewing ${what}`, kind: "think", status: "in_progress", rawInput: action };
+}
+
+/** How an automatic review ended: approved (completed), else failed, with the reviewer's rationale. */
+export function reviewDone(review: ItemGuardianApprovalReviewStartedNotification): ToolCallUpdate {
+  const { status, rationale } = review.review;
+  return { toolCallId: review.reviewId, status: status === "approved" ? "completed" : "failed", content: text(rationale ?? status), rawOutput: review.review };
 }
 
 /** A command's output so far, as the tool call's content. */

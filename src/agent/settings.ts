@@ -87,7 +87,7 @@ export function effectiveSettings(config: Config, stored: TurnSettings | null, r
     modelProvider: effective.model_provider ?? providerForModel(effective.model ?? DEFAULT_MODEL),
     cwd: path.resolve(host.cwd),
     approvalPolicy: effective.approval_policy ?? DEFAULT_APPROVAL_POLICY,
-    approvalsReviewer: DEFAULT_APPROVALS_REVIEWER,
+    approvalsReviewer: effective.approvals_reviewer ?? DEFAULT_APPROVALS_REVIEWER,
     sandbox: sandboxPolicy(effective.sandbox_mode ?? DEFAULT_SANDBOX_MODE, effective),
     reasoningEffort: effective.model_reasoning_effort ?? null,
     reasoningSummary: effective.model_reasoning_summary ?? null,

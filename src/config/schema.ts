@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { lazySchema } from "../protocol/lazySchema.js";
-import { AskForApprovalInput, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
+import { ApprovalsReviewer, AskForApprovalInput, ReasoningSummary, SandboxMode } from "../protocol/policy.js";
 
 /** A `[model_providers.<id>]` table, with Codex's keys. */
 export const ModelProviderConfig = lazySchema(() => z.looseObject({
@@ -95,6 +95,8 @@ export const Config = lazySchema(() => z.looseObject({
   model_context_window: z.number().int().positive().optional(),
   model_auto_compact_token_limit: z.number().int().positive().optional(),
   approval_policy: AskForApprovalInput.optional(),
+  /** Who answers approvals by default: the user, or the automatic reviewer (`auto_review`), as in Codex. */
+  approvals_reviewer: ApprovalsReviewer.optional(),
   sandbox_mode: SandboxMode.optional(),
   sandbox_workspace_write: SandboxWorkspaceWriteConfig.optional(),
   shell_environment_policy: ShellEnvironmentPolicyConfig.optional(),

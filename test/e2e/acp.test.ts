@@ -287,6 +287,31 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("shows the automatic reviewer's decisions (approvals_reviewer in the config) as think calls, asking the editor nothing", async () => {
+    const asked: string[] = [];
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "exec", cmd: "touch reviewed.txt", callId: "call_1", sandbox_permissions: "require_escalated", justification: "Needs to write" }] },
+        { items: [{ type: "message", text: JSON.stringify({ risk_level: "low", user_authorization: "high", outcome: "allow", rationale: "The user asked for this file." }) }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      {
+        args: ["-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`, "-c", `approvals_reviewer="auto_review"`],
+        handlers: { permission: (request) => (asked.push(request.toolCall.toolCallId), { outcome: { outcome: "cancelled" } }) },
+      },
+    );
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Make the file." }] });
+    expect(asked).toEqual([]);
+    const think = (updatesOf(agent, "tool_call") as acp.ToolCall[]).find((call) => call.kind === "think");
+    expect(think?.title).toContain("Reviewing");
+    expect(think?.title).toContain("touch reviewed.txt");
+    const done = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === think?.toolCallId);
+    expect(done).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "The user asked for this file." } }] });
+    expect(readFileSync(path.join(workspace, "reviewed.txt"), "utf8")).toBe("");
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("answers authenticate per provider: the key set, or what to set", async () => {
     const mock = await startMockModel({ responses: [] });
     mocks.push(mock);

@@ -42,6 +42,21 @@ async function reviewedTurn(script: MockResponseInput[], options: { wire?: "resp
 }
 
 describe("automatic approval review (approvalsReviewer: auto_review)", () => {
+  it("takes the reviewer from config.toml's approvals_reviewer when a thread names none, as Codex does", async () => {
+    const workspace = tempDir("aas-review-");
+    const { server } = await launch([escalated("configured.txt"), assessment("allow", "Asked for."), done], {
+      approval: "on-request",
+      sandbox: "workspace-write",
+      args: ["-c", `approvals_reviewer="auto_review"`],
+    });
+    const started = await server.request("thread/start", { cwd: workspace });
+    expect(started.result.approvalsReviewer).toBe("auto_review");
+    const { completed } = await runTurn(server, started.result.thread.id, "Make the file.");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(server.messages.filter((m) => m.method?.endsWith("/requestApproval"))).toEqual([]);
+    expect(existsSync(path.join(workspace, "configured.txt"))).toBe(true);
+  });
+
   it("allow: the reviewer approves, the command runs; the review is announced and its tokens counted", async () => {
     const file = "allowed.txt";
     const { server, mock, workspace } = await reviewedTurn([escalated(file), assessment("allow", "The user asked for this file."), done]);
