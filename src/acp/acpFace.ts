@@ -4,7 +4,7 @@ import { AppServerClient, AppServerError, type ServerEvent } from "../client/ind
 import type { AppServer } from "../server/appServer.js";
 import type { Logger } from "../runtime/logger.js";
 import { SERVER_VERSION } from "../runtime/version.js";
-import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type SessionUpdate } from "../vendor/acp.js";
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext, type McpServer, type SessionUpdate } from "../vendor/acp.js";
 import { AcpSession, TurnFailed } from "./acpSession.js";
 import { authMethods, checkAuthenticated } from "./acpAuth.js";
 import { configOptions, modeOf, modeState } from "./modes.js";
@@ -20,6 +20,17 @@ function acpError(error: unknown): unknown {
 function absoluteCwd(cwd: string): string {
   if (!path.isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
   return cwd;
+}
+
+/**
+ * A session's other workspace roots (ACP's `additionalDirectories`, absolute) as writable roots of
+ * its thread, as its cwd is: what `workspace-write` lets commands and patches change.
+ */
+function extraRoots(directories: readonly string[] | null | undefined, configured: readonly string[] = []): { config?: Record<string, unknown> } {
+  if (!directories?.length) return {};
+  for (const directory of directories) if (!path.isAbsolute(directory)) throw RequestError.invalidParams({ directory }, "additionalDirectories must be absolute paths");
+  // Beside the configured roots: the thread's key replaces the config's.
+  return { config: { "sandbox_workspace_write.writable_roots": [...configured, ...directories] } };
 }
 
 /** Sessions listed per page, as codex-acp lists them. */
@@ -95,6 +106,23 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     if (!session) throw RequestError.resourceNotFound(sessionId);
     return session;
   };
+  /**
+   * `session/load` (the history replayed as updates first) and `session/resume` (without it): the
+   * thread resumed in `cwd`. A session open here already stays the same session (an editor
+   * reopening it, perhaps mid-prompt), whose running prompt still ends.
+   */
+  const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: McpServer[]; additionalDirectories?: string[] }, replay: boolean) => {
+    absoluteCwd(params.cwd);
+    await server.addMcpServers(mcpServerConfigs(params.mcpServers));
+    const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd, ...extraRoots(params.additionalDirectories, configuredRoots()) }).catch(() => {
+      throw RequestError.resourceNotFound(params.sessionId);
+    });
+    const session = sessions.get(resumed.thread.id) ?? open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
+    if (replay) await enqueue(session.id, () => session.replay(resumed.thread.turns));
+    announce(session.id);
+    return settings(session);
+  };
+  const configuredRoots = () => server.configStore.current.sandbox_workspace_write?.writable_roots ?? [];
   // After the answer: the editor learns the session first.
   const announce = (sessionId: string) =>
     setImmediate(() => void enqueue(sessionId, () => editor!.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands() } })));
@@ -109,7 +137,7 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
-          sessionCapabilities: { list: {} },
+          sessionCapabilities: { list: {}, resume: {}, close: {}, additionalDirectories: {} },
         },
         authMethods: authMethods(server.configStore.current),
         agentInfo: { name: "agent-app-server", title: "agent-app-server", version: SERVER_VERSION },
@@ -122,24 +150,21 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const cwd = absoluteCwd(params.cwd);
       await server.addMcpServers(mcpServerConfigs(params.mcpServers));
-      const started = await client.request("thread/start", { cwd }).catch((error: unknown) => {
+      const started = await client.request("thread/start", { cwd, ...extraRoots(params.additionalDirectories, configuredRoots()) }).catch((error: unknown) => {
         throw acpError(error);
       });
       const session = open(started.thread.id, modeOf(started.approvalPolicy, started.sandbox.type), started.model);
       announce(session.id);
       return { sessionId: session.id, ...(await settings(session)) };
     })
-    .onRequest(methods.agent.session.load, async ({ params }) => {
-      absoluteCwd(params.cwd);
-      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
-      const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd }).catch(() => {
-        throw RequestError.resourceNotFound(params.sessionId);
-      });
-      // Open here already (an editor reopening it, perhaps mid-prompt): the same session, whose running prompt still ends.
-      const session = sessions.get(resumed.thread.id) ?? open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
-      await enqueue(session.id, () => session.replay(resumed.thread.turns));
-      announce(session.id);
-      return settings(session);
+    .onRequest(methods.agent.session.load, ({ params }) => reopen(params, true))
+    .onRequest(methods.agent.session.resume, ({ params }) => reopen(params, false))
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = required(params.sessionId);
+      await session.cancel();
+      sessions.delete(session.id);
+      await client.request("thread/unsubscribe", { threadId: session.id }).catch(() => undefined);
+      return {};
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
       const page = await client.request("thread/list", { cwd: params.cwd ?? null, cursor: params.cursor ?? null, limit: SESSIONS_PER_PAGE, sortKey: "updated_at" }).catch((error: unknown) => {

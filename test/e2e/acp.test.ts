@@ -312,6 +312,33 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
+  it("writes in a session's additional directories, closes a session, and resumes it without replaying its history", async () => {
+    const extra = tempDir("aas-acp-extra-");
+    const { agent, workspace } = await editorSession(
+      [
+        { items: [{ type: "exec", cmd: `touch ${extra}/made.txt`, callId: "call_extra" }] },
+        { items: [{ type: "message", text: "Made." }] },
+        { items: [{ type: "message", text: "Resumed." }] },
+      ],
+      // Temp directories are writable roots unless excluded; the extra directory is in one.
+      { args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`, "-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"] },
+    );
+    const init = await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+    expect(init.agentCapabilities?.sessionCapabilities).toMatchObject({ resume: {}, close: {}, additionalDirectories: {} });
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, additionalDirectories: [extra], mcpServers: [] });
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Make it there." }] });
+    expect(readFileSync(path.join(extra, "made.txt"), "utf8")).toBe("");
+    await agent.agent.request(acp.methods.agent.session.close, { sessionId });
+    await expect(agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Closed?" }] })).rejects.toMatchObject({ code: -32002 });
+    const chunks = updatesOf(agent, "agent_message_chunk").length;
+    await agent.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: workspace });
+    expect(updatesOf(agent, "agent_message_chunk")).toHaveLength(chunks);
+    expect((await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Again." }] })).stopReason).toBe("end_turn");
+    expect(textOf(agent, "agent_message_chunk")).toBe("Made.Resumed.");
+    await expect(agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, additionalDirectories: ["relative"], mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    expect(agent.invalid).toEqual([]);
+  });
+
   it("answers authenticate per provider: the key set, or what to set", async () => {
     const mock = await startMockModel({ responses: [] });
     mocks.push(mock);
@@ -341,7 +368,7 @@ describe("agent-app-server acp", () => {
     // Full access: no question, and the write lands.
     expect(readFileSync(path.join(workspace, "written.txt"), "utf8")).toBe("");
     await expect(agent.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toMatchObject({ code: -32602 });
-    await expect(agent.agent.request(acp.methods.agent.session.close, { sessionId })).rejects.toMatchObject({ code: -32601 });
+    await expect(agent.agent.request(acp.methods.agent.session.delete, { sessionId })).rejects.toMatchObject({ code: -32601 });
     expect(agent.invalid).toEqual([]);
   });
 });
