@@ -1,10 +1,9 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import * as z from "zod";
 import type { McpCallOutcome, McpConnection, McpResourceContent, McpToolDefinition } from "../agent/mcp/mcpConnection.js";
 import type { McpServerConfig } from "../config/schema.js";
-import { describeErrno, StartupError } from "../runtime/systemErrors.js";
+import { StartupError } from "../runtime/systemErrors.js";
 import { issuePath } from "./issuePath.js";
+import { readStartupJson } from "./startupJson.js";
 
 /** What a tool answered: MCP's `CallToolResult` as the item shows it. */
 const RecordedMcpResult = z.object({
@@ -62,15 +61,7 @@ const RECORDED_COMMAND = "(recorded)";
 
 /** Reads a file of recorded servers (`scripted_mcp_script`); a bad file is a start-up error naming the entry. */
 export async function loadRecordedMcp(file: string): Promise<Record<string, ReplayedMcpServer>> {
-  const text = await readFile(path.resolve(file), "utf8").catch((error: Error) => {
-    throw new StartupError(`cannot read the recorded MCP servers ${file}: ${describeErrno(error)}`);
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new StartupError(`the recorded MCP servers ${file} are not JSON: ${(error as Error).message}`);
-  }
+  const json = await readStartupJson(file, "the recorded MCP servers");
   const parsed = RecordedMcpServers.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import path from "node:path";
 import type { Config } from "../config/schema.js";
 import { startMockModel, type MockModel } from "./mockModelServer.js";
 import { parseMockScript, type MockResponseInput } from "./mockScript.js";
-import { describeErrno, StartupError } from "../runtime/systemErrors.js";
+import { StartupError } from "../runtime/systemErrors.js";
+import { readStartupJson } from "./startupJson.js";
 
 /** The provider id that means "the scripted mock model, in this process". */
 export const SCRIPTED_PROVIDER = "scripted";
@@ -31,15 +31,7 @@ export async function startScriptedProvider(
   let responses = script.responses ?? [];
   if (file) {
     // One sentence naming the file and the fix: a start-up failure, not a crash.
-    const text = await readFile(path.resolve(file), "utf8").catch((error: Error) => {
-      throw new StartupError(`cannot read the model script ${file}: ${describeErrno(error)}; give the path of a JSON script (examples/hello.script.json is one)`);
-    });
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new StartupError(`the model script ${file} is not JSON: ${(error as Error).message}`);
-    }
+    const json = await readStartupJson(file, "the model script", "; give the path of a JSON script (examples/hello.script.json is one)");
     try {
       responses = parseMockScript(json);
     } catch (error) {
