@@ -4,7 +4,7 @@ import type { ContentBlock, PlanEntry, RequestPermissionRequest, RequestPermissi
 import { findMode, type ModePreset } from "./modes.js";
 import { commandPermissionCall, permission, type Decision } from "./permissions.js";
 import { promptInput } from "./promptInput.js";
-import { outputContent, reviewCall, reviewDone, toolCallDone, toolCallOf } from "./toolCalls.js";
+import { outputContent, reviewCall, reviewDone, SHOWN_OUTPUT_CHARS, toolCallDone, toolCallOf } from "./toolCalls.js";
 import { historyUpdates } from "./historyUpdates.js";
 import { slashCommand } from "./slashCommands.js";
 
@@ -193,8 +193,8 @@ export class AcpSession {
       }
       case "item/commandExecution/outputDelta": {
         const { itemId, delta } = event.params;
-        // Only the tail is shown: keep no more of it than that.
-        const output = ((this.outputs.get(itemId) ?? "") + delta).slice(-128 * 1024);
+        // Only the tail is shown: keep no more of it than that, and one character to say it was cut.
+        const output = ((this.outputs.get(itemId) ?? "") + delta).slice(-(SHOWN_OUTPUT_CHARS + 1));
         this.outputs.set(itemId, output);
         const now = Date.now();
         if (now - (this.shownAt.get(itemId) ?? 0) < OUTPUT_UPDATE_MS) return undefined;

@@ -7,7 +7,7 @@ type CommandItem = ItemOf<"commandExecution">;
 type FileChange = ItemOf<"fileChange">["changes"][number];
 
 /** Command output shown in a tool call is its last this many characters: an editor re-renders the whole text each update. */
-const SHOWN_OUTPUT_CHARS = 64 * 1024;
+export const SHOWN_OUTPUT_CHARS = 64 * 1024;
 
 /** An item as the ACP tool call it starts; undefined for items that are not tool calls (messages, reasoning). */
 export function toolCallOf(item: ThreadItem): ToolCall | undefined {
