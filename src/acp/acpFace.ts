@@ -85,7 +85,7 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     });
     sessions.set(sessionId, session);
     // The reason editors speak ACP: the model reads their unsaved buffers and patches show in them
-    // (turns without a sandbox only: see runTurn).
+    // (in a sandbox, while no command runs: see turnEditor.ts).
     if (editorFs.readTextFile) {
       server.threads.useEditorFiles(sessionId, {
         read: (path) => editor!.request(methods.client.fs.readTextFile, { sessionId, path }).then((file) => file.content, () => null),

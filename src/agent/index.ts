@@ -9,6 +9,7 @@ export type { ClientAsker } from "./clientAsker.js";
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
 export { ConversationItem } from "./conversation.js";
 export { childEnvironment, isSecretEnvName } from "./exec/childEnvironment.js";
+export { startPermit } from "./exec/commandGate.js";
 export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";
@@ -38,7 +39,8 @@ export {
   type SettingsRequest,
 } from "./settings.js";
 export { builtInTools } from "./tools/builtInTools.js";
-export { ToolRegistry, type EditorFiles, type Tool } from "./tools/tool.js";
+export { ToolRegistry, type Tool } from "./tools/tool.js";
+export type { EditorFiles } from "./tools/turnEditor.js";
 export type { TurnEvent, TurnNotification } from "./turnEvents.js";
 export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";

@@ -13,7 +13,8 @@ import { loadProjectInstructions } from "./projectInstructions.js";
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
-import type { EditorFiles, Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import { turnEditor, type EditorFiles } from "./tools/turnEditor.js";
 import { readFileTool } from "./tools/readFile.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
@@ -108,15 +109,13 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
   // a failed load is reported when the first model call waits for it.
   client.prepare().catch(() => undefined);
-  // ACP's fs works by path, after our checks: in a sandbox, a command of the model's could swap a
-  // directory of the path for a symlink in between (the editor would read the server's home, or
-  // write outside the roots). Without one, the model reaches all of that anyway.
-  const editorFiles = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) === null ? job.editorFiles : undefined;
+  // In a sandbox, the editor's files are used only while no command runs (see turnEditor).
+  const editor = turnEditor(job.editorFiles, deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) !== null);
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
     // An editor's files (ACP) are read through it: the model then sees unsaved edits.
-    ...(editorFiles ? [readFileTool] : []),
+    ...(job.editorFiles ? [readFileTool] : []),
   ]);
   const [project, found] = await Promise.all([
     loadProjectInstructions(job.settings.cwd, deps.home),
@@ -136,7 +135,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   const killOwn = (): void => sessions.killTurn(job.turnId);
   job.signal.addEventListener("abort", killOwn, { once: true });
   const toolContext: ToolContext = {
-    editorFiles,
+    editor,
     threadId: job.threadId,
     turnId: job.turnId,
     cwd: job.settings.cwd,

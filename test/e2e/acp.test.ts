@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -201,26 +201,78 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
-  it("in a sandbox, never uses the editor's files: a command could swap a directory of the path between the checks and the editor's use", async () => {
+  it("in a sandbox, uses the editor's files only while no command runs: a command could swap a directory of the path between the checks and the editor's use", async () => {
     const calls: string[] = [];
+    const readNotes = { type: "function_call" as const, name: "read_file", arguments: { file_path: "notes.md" } };
     const { agent, workspace, mock } = await editorSession(
       [
-        { items: [{ type: "apply_patch", callId: "call_patch", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+new line\n*** End Patch\n" }] },
+        { items: [{ ...readNotes, callId: "call_read_1" }] },
+        // Waits for a line: still running when the next calls come.
+        { items: [{ type: "exec", cmd: "read line; echo got:$line", callId: "call_wait", yield_time_ms: 100 }] },
+        { items: [{ ...readNotes, callId: "call_read_2" }] },
+        { items: [{ type: "apply_patch", callId: "call_patch_1", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-old line\n+disk line\n*** End Patch\n" }] },
+        { items: [{ type: "function_call", name: "write_stdin", arguments: { session_id: 1, chars: "go\n", yield_time_ms: 5000 }, callId: "call_go" }] },
+        { items: [{ ...readNotes, callId: "call_read_3" }] },
+        { items: [{ type: "apply_patch", callId: "call_patch_2", patch: "*** Begin Patch\n*** Update File: notes.md\n@@\n # Notes\n-unsaved line\n+editor line\n*** End Patch\n" }] },
         { items: [{ type: "message", text: "Patched." }] },
       ],
       {
         args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`],
         handlers: {
-          readTextFile: (request) => (calls.push(`read ${request.path}`), { content: "# Notes\nunsaved line\n" }),
-          writeTextFile: (request) => (calls.push(`write ${request.path}`), {}),
+          readTextFile: (request) => (calls.push(`read ${path.basename(request.path)}`), { content: "# Notes\nunsaved line\n" }),
+          writeTextFile: (request) => (calls.push(`write ${path.basename(request.path)}: ${request.content}`), {}),
         },
       },
     );
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
-    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch the notes." }] });
-    expect(readFileSync(path.join(workspace, "notes.md"), "utf8")).toBe("# Notes\nnew line\n");
-    expect(calls).toEqual([]);
-    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).not.toContain("read_file");
+    const result = await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch the notes." }] });
+    expect(result.stopReason).toBe("end_turn");
+    expect((mock.requests[0]!.body.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain("read_file");
+    const output = (request: number, callId: string) => (mock.requests[request]!.body.input as any[]).find((item) => item.type === "function_call_output" && item.call_id === callId)?.output;
+    // No command ran: the editor's buffer. One ran: the disk, the editor neither asked nor written.
+    expect(output(1, "call_read_1")).toBe("L1: # Notes\nL2: unsaved line");
+    expect(output(3, "call_read_2")).toBe("L1: # Notes\nL2: old line");
+    expect(output(6, "call_read_3")).toBe("L1: # Notes\nL2: unsaved line");
+    expect(calls).toEqual(["read notes.md", "read notes.md", "read notes.md", "write notes.md: # Notes\neditor line\n"]);
+    expect(readFileSync(path.join(workspace, "notes.md"), "utf8")).toBe("# Notes\neditor line\n");
+    expect(agent.invalid).toEqual([]);
+  });
+
+  it("starts no command while the editor has a read to answer", async () => {
+    let answerRead: () => void = () => undefined;
+    let readAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (readAsked = resolve));
+    const { agent, workspace, mock } = await editorSession(
+      [
+        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
+        { items: [{ type: "exec", cmd: "touch made.txt", callId: "call_make" }] },
+        { items: [{ type: "message", text: "Done." }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+      {
+        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`],
+        handlers: {
+          readTextFile: () => {
+            readAsked();
+            return new Promise((resolve) => (answerRead = () => resolve({ content: "# Notes\nunsaved line\n" })));
+          },
+        },
+      },
+    );
+    const first = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
+    const second = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
+    const reading = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: first, prompt: [{ type: "text", text: "Read the notes." }] });
+    await asked;
+    const making = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: second, prompt: [{ type: "text", text: "Make a file." }] });
+    // The other session's model asks for a command, which waits for the editor's answer.
+    await waitFor(() => mock.requests.length === 2);
+    const early = await Promise.race([making.then(() => "finished"), new Promise((resolve) => setTimeout(resolve, 1000, "waiting"))]);
+    expect(early).toBe("waiting");
+    expect(existsSync(path.join(workspace, "made.txt"))).toBe(false);
+    answerRead();
+    expect((await reading).stopReason).toBe("end_turn");
+    expect((await making).stopReason).toBe("end_turn");
+    expect(existsSync(path.join(workspace, "made.txt"))).toBe(true);
     expect(agent.invalid).toEqual([]);
   });
 

@@ -38,8 +38,8 @@ export interface AcpAgent {
 /** How the editor answers the agent's requests. */
 export interface EditorHandlers {
   readonly permission?: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
-  readonly readTextFile?: (request: acp.ReadTextFileRequest) => acp.ReadTextFileResponse;
-  readonly writeTextFile?: (request: acp.WriteTextFileRequest) => acp.WriteTextFileResponse;
+  readonly readTextFile?: (request: acp.ReadTextFileRequest) => acp.ReadTextFileResponse | Promise<acp.ReadTextFileResponse>;
+  readonly writeTextFile?: (request: acp.WriteTextFileRequest) => acp.WriteTextFileResponse | Promise<acp.WriteTextFileResponse>;
 }
 
 const running: AcpAgent[] = [];

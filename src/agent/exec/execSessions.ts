@@ -1,8 +1,9 @@
 import type { Launcher } from "../boundary/launch.js";
+import { startPermit } from "./commandGate.js";
 import type { ProcessSession } from "./processSession.js";
 
 /** How a session starts: where, with what environment, and who hears its output. */
-export type SessionOptions = ConstructorParameters<typeof ProcessSession>[2];
+export type SessionOptions = ConstructorParameters<typeof ProcessSession>[3];
 
 /** Who started a session: the turn and its command item, and what ends the session with the turn. */
 export interface SessionOwner {
@@ -43,7 +44,8 @@ export class ExecSessions {
   /** Starts a command as a new session; one started after its turn's interrupt, or after {@link killAll}, is killed at once. */
   async start(launcher: Launcher, options: SessionOptions, owner: SessionOwner): Promise<ProcessSession> {
     const { ProcessSession } = await import("./processSession.js");
-    const session = new ProcessSession(this.nextId++, launcher, options);
+    // Not while an editor call is in flight (commandGate.ts); an interrupt meanwhile ends the wait.
+    const session = new ProcessSession(this.nextId++, await startPermit(owner.signal), launcher, options);
     this.sessions.set(session.id, { session, owner });
     if (this.closed || owner.signal.aborted) session.kill();
     return session;

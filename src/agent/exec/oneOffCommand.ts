@@ -1,6 +1,7 @@
 import type { ResultPromise } from "../../vendor/execa.js";
 import type { Readable } from "node:stream";
 import type { Launcher } from "../boundary/launch.js";
+import type { StartPermit } from "./commandGate.js";
 import { killProcessGroup, processExit, spawnProcessGroup } from "./processGroup.js";
 
 /** Exit code reported for a command killed by its timeout, as Codex (and coreutils `timeout`). */
@@ -63,10 +64,11 @@ export class OneOffCommand {
   private stdinEnded = false;
 
   constructor(
+    permit: StartPermit,
     launcher: Launcher,
     private readonly options: OneOffOptions,
   ) {
-    this.child = spawnProcessGroup(launcher, { cwd: options.cwd, env: options.env, stdin: options.pipeStdin ? "pipe" : "ignore" });
+    this.child = spawnProcessGroup(permit, launcher, { cwd: options.cwd, env: options.env, stdin: options.pipeStdin ? "pipe" : "ignore" });
     this.capture("stdout", this.child.stdout);
     this.capture("stderr", this.child.stderr);
     const timer = options.timeoutMs === null ? undefined : setTimeout(() => this.expire(), Math.min(options.timeoutMs, MAX_TIMER_MS));

@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from "../../vendor/execa.js";
 import type { Launch, Launcher } from "../boundary/launch.js";
+import type { StartPermit } from "./commandGate.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 
 /** The id each spawned command carries in its environment (see commandMarker.ts). */
@@ -19,15 +20,15 @@ export type StdinMode = "pipe" | "ignore";
 /**
  * Starts a command (through `launcher`) as the leader of a new process group with exactly `env`
  * (plus its command id), its output as raw byte streams, so that {@link killProcessGroup} can end
- * it and everything it started.
+ * it and everything it started. It counts as running (see commandGate.ts) until it exited.
  */
 export function spawnProcessGroup(
+  permit: StartPermit,
   launcher: Launcher,
   options: { readonly cwd: string; readonly env: Record<string, string>; readonly stdin: StdinMode },
 ): ResultPromise {
   const marker = newCommandMarker();
-  const launch = launcher({ ...options.env, [COMMAND_MARKER]: marker });
-  const child = execa(launch.argv[0]!, launch.argv.slice(1), {
+  const child = launched(permit, launcher, { ...options.env, [COMMAND_MARKER]: marker }, (launch) => execa(launch.argv[0]!, launch.argv.slice(1), {
     cwd: options.cwd,
     env: launch.env,
     extendEnv: false,
@@ -39,11 +40,10 @@ export function spawnProcessGroup(
     reject: false,
     // The server kills its commands itself (turn end, connection close, shutdown).
     cleanup: false,
-  });
+  }));
   // Writing to a command that has exited is not an error worth crashing over.
   child.stdin?.on("error", () => undefined);
   markers.set(child, marker);
-  afterExit(child, launch);
   return child;
 }
 
@@ -51,9 +51,12 @@ export function spawnProcessGroup(
  * Starts a command (through `launcher`) on its own: a process group of its own, no pipe to us
  * (stdout to `outputFile`, stderr and stdin closed), not waited for at exit.
  */
-export function spawnDetached(launcher: Launcher, options: { readonly cwd: string; readonly env: Record<string, string>; readonly outputFile: string }): ResultPromise {
-  const launch = launcher(options.env);
-  const child = execa(launch.argv[0]!, launch.argv.slice(1), {
+export function spawnDetached(
+  permit: StartPermit,
+  launcher: Launcher,
+  options: { readonly cwd: string; readonly env: Record<string, string>; readonly outputFile: string },
+): ResultPromise {
+  const child = launched(permit, launcher, options.env, (launch) => execa(launch.argv[0]!, launch.argv.slice(1), {
     cwd: options.cwd,
     env: launch.env,
     extendEnv: false,
@@ -64,15 +67,29 @@ export function spawnDetached(launcher: Launcher, options: { readonly cwd: strin
     buffer: false,
     reject: false,
     cleanup: false,
-  });
+  }));
   child.unref();
-  afterExit(child, launch);
   return child;
 }
 
-/** Cleans up what the launch handed the command (its files, its mount points) once it exited or failed to start. */
-function afterExit(child: ResultPromise, launch: Launch): void {
+/**
+ * Launches and spawns under `permit`: the child counts as running until it exited (not at all if
+ * it could not be spawned), and what the launch handed it (files, mount points) is cleaned up then.
+ */
+function launched(permit: StartPermit, launcher: Launcher, env: Record<string, string>, spawn: (launch: Launch) => ResultPromise): ResultPromise {
+  let launch: Launch | undefined;
+  let child: ResultPromise;
+  try {
+    launch = launcher(env);
+    child = spawn(launch);
+  } catch (error) {
+    launch?.exited();
+    permit.release();
+    throw error;
+  }
   child.then(launch.exited, launch.exited);
+  permit.started(processExit(child));
+  return child;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ResultPromise } from "../../vendor/execa.js";
 import { StringDecoder } from "node:string_decoder";
 import type { Launcher } from "../boundary/launch.js";
+import type { StartPermit } from "./commandGate.js";
 import type { KeptOutput } from "./commandOutput.js";
 import { HeadTailText, wholeCharacters } from "./headTailText.js";
 import { killProcessGroup, processExit, spawnProcessGroup, type ProcessExit } from "./processGroup.js";
@@ -26,10 +27,11 @@ export class ProcessSession {
 
   constructor(
     readonly id: number,
+    permit: StartPermit,
     launcher: Launcher,
     options: { cwd: string; env: Record<string, string>; onOutput: (delta: string) => void },
   ) {
-    this.child = spawnProcessGroup(launcher, { cwd: options.cwd, env: options.env, stdin: "pipe" });
+    this.child = spawnProcessGroup(permit, launcher, { cwd: options.cwd, env: options.env, stdin: "pipe" });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       const decoder = new StringDecoder("utf8");
       stream?.on("data", (chunk: Buffer) => {

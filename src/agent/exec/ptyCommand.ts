@@ -5,7 +5,8 @@
  * backpressure; stdin is the terminal's input; the window can be resized while it runs.
  */
 import { spawn, type IPty } from "@lydell/node-pty";
-import type { Launcher } from "../boundary/launch.js";
+import type { Launch, Launcher } from "../boundary/launch.js";
+import type { StartPermit } from "./commandGate.js";
 import { COMMAND_MARKER, killMarked, newCommandMarker } from "./commandMarker.js";
 import { TIMEOUT_EXIT_CODE, type OneOffOptions, type OneOffResult } from "./oneOffCommand.js";
 
@@ -30,17 +31,27 @@ export class PtyCommand {
   private readonly marker = newCommandMarker();
 
   constructor(
+    permit: StartPermit,
     launcher: Launcher,
     private readonly options: OneOffOptions,
     size: { readonly cols: number; readonly rows: number } | null,
   ) {
     const { cols, rows } = size && size.cols > 0 && size.rows > 0 ? size : DEFAULT_SIZE;
-    // node-pty sets TERM to the terminal's name in what it execs; a sandboxed command gets it through its launcher.
-    const launch = launcher({ ...options.env, TERM: TERMINAL_NAME, [COMMAND_MARKER]: this.marker });
-    this.pty = spawn(launch.argv[0]!, launch.argv.slice(1), { name: TERMINAL_NAME, cols, rows, cwd: options.cwd, env: launch.env, encoding: null });
+    let launch: Launch | undefined;
+    try {
+      // node-pty sets TERM to the terminal's name in what it execs; a sandboxed command gets it through its launcher.
+      launch = launcher({ ...options.env, TERM: TERMINAL_NAME, [COMMAND_MARKER]: this.marker });
+      this.pty = spawn(launch.argv[0]!, launch.argv.slice(1), { name: TERMINAL_NAME, cols, rows, cwd: options.cwd, env: launch.env, encoding: null });
+    } catch (error) {
+      launch?.exited();
+      permit.release();
+      throw error;
+    }
+    const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => this.pty.onExit(resolve));
+    permit.started(exited);
     this.capture();
     const timer = options.timeoutMs === null ? undefined : setTimeout(() => this.expire(), Math.min(options.timeoutMs, MAX_TIMER_MS));
-    this.finished = new Promise<{ exitCode: number; signal?: number }>((resolve) => this.pty.onExit(resolve)).then(async (exit) => {
+    this.finished = exited.then(async (exit) => {
       this.exited = true;
       launch.exited();
       clearTimeout(timer);

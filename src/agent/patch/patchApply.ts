@@ -1,7 +1,7 @@
 import path from "node:path";
 import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
 import type { WritableRoots } from "../../workspace/roots.js";
-import type { EditorFiles } from "../tools/tool.js";
+import type { EditorFiles } from "../tools/turnEditor.js";
 import type { PatchChunk, PatchOperation } from "./patchParser.js";
 import { unifiedDiff } from "./unifiedDiff.js";
 

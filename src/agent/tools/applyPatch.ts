@@ -9,6 +9,7 @@ import { commitPatch, planPatch, type PlannedChange } from "../patch/patchApply.
 import { parsePatch } from "../patch/patchParser.js";
 import { decidePatch } from "../safety/decision.js";
 import type { Tool, ToolContext } from "./tool.js";
+import type { EditorFiles } from "./turnEditor.js";
 
 // Codex's apply_patch grammar, offered as a freeform tool so models trained on Codex write it well.
 const GRAMMAR = String.raw`start: begin_patch hunk+ end_patch
@@ -66,7 +67,8 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
   let planned: PlannedChange[];
   try {
     // Sandboxed, a patch reads no more than its commands could: not the server's own files.
-    planned = await planPatch(parsePatch(patch), cwd, roots === null ? [] : sandbox.masked(), context.editorFiles);
+    const operations = parsePatch(patch);
+    planned = await context.editor.use((editor) => planPatch(operations, cwd, roots === null ? [] : sandbox.masked(), editor));
   } catch (error) {
     await context.emit({ type: "itemStarted", item: item([], "inProgress") });
     await context.emit({ type: "itemCompleted", item: item([], "failed") });
@@ -108,13 +110,16 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     }
   }
   context.signal.throwIfAborted();
+  const confinement = await confinementAfterYes(roots, outside);
   try {
-    await commitPatch(planned, await confinementAfterYes(roots, outside));
+    await context.editor.use(async (editor) => {
+      await commitPatch(planned, confinement);
+      await showInEditor(planned, editor);
+    });
   } catch (error) {
     await context.emit({ type: "itemCompleted", item: item(changes, "failed") });
     return `apply_patch failed: ${(error as Error).message}`;
   }
-  await showInEditor(planned, context);
   for (const change of planned) {
     context.diff.record(change.path, change.before, change.movePath && change.movePath !== change.path ? null : change.after);
     if (change.movePath && change.movePath !== change.path) context.diff.record(change.movePath, null, change.after);
@@ -179,8 +184,8 @@ async function existingAncestor(dir: string): Promise<string> {
  * sandbox's rules let through reaches it): its buffers then show the change, unsaved edits and
  * all. An editor that fails to take it keeps the file as written.
  */
-async function showInEditor(planned: readonly PlannedChange[], context: ToolContext): Promise<void> {
-  const write = context.editorFiles?.write;
+async function showInEditor(planned: readonly PlannedChange[], editor: EditorFiles | undefined): Promise<void> {
+  const write = editor?.write;
   if (!write) return;
   for (const change of planned) {
     if (change.kind === "delete" || change.after === null) continue;

@@ -26,7 +26,7 @@ const ReadFileArguments = lazySchema(() =>
 
 /**
  * `read_file`, Codex's tool, offered when the thread's client shows the model its editor's files
- * (ACP, without a sandbox: see turnRunner): a file's lines (`L12: text`) as the editor has them,
+ * (ACP; in a sandbox, only while no command runs: see turnEditor.ts): a file's lines (`L12: text`) as the editor has them,
  * unsaved edits and all, so the model reads what the user sees. The same places as `view_image` may be read (the cwd and writable
  * roots, never the server's own files), and the file must pass the disk's checks (a regular file,
  * at most 16 MiB) before the editor is asked. The read is a command item with a read action, as a
@@ -78,14 +78,16 @@ export const readFileTool: Tool = {
   },
 };
 
-/** The file's text: checked on disk first, then as the editor has it. */
+/** The file's text: checked on disk first, then as the editor has it (as the disk has it while the editor may not be used). */
 async function textOf(file: string, context: ToolContext): Promise<string> {
   const files = await ConfinedFs.create(readableRoots(context));
-  const onDisk = await files.readFile(file, { maxBytes: MAX_FILE_BYTES }).catch((error: unknown) => {
-    if (error instanceof ConfinedFsError && error.code === "EOUTSIDE") throw new Error(`${file} is outside the directories this turn may read: the working directory and the writable roots`);
-    throw error;
+  return context.editor.use(async (editor) => {
+    const onDisk = await files.readFile(file, { maxBytes: MAX_FILE_BYTES }).catch((error: unknown) => {
+      if (error instanceof ConfinedFsError && error.code === "EOUTSIDE") throw new Error(`${file} is outside the directories this turn may read: the working directory and the writable roots`);
+      throw error;
+    });
+    return (await editor?.read(file)) ?? onDisk.toString("utf8");
   });
-  return (await context.editorFiles?.read(file)) ?? onDisk.toString("utf8");
 }
 
 function numbered(text: string, offset: number, limit: number): string {

@@ -11,6 +11,7 @@ import type { LoginShell } from "../exec/loginShell.js";
 import type { TurnDiff } from "../patch/turnDiff.js";
 import type { TurnSettings } from "../settings.js";
 import type { TurnEmitter } from "../turnEvents.js";
+import type { TurnEditor } from "./turnEditor.js";
 
 /** What tools share across the server: config, environment, the home to protect, one-time warnings. */
 export interface ToolEnvironment {
@@ -49,18 +50,7 @@ export interface ToolContext {
   readonly diff: TurnDiff;
   readonly environment: ToolEnvironment;
   /** The editor's view of files (an ACP editor's unsaved buffers), when the client offers one. */
-  readonly editorFiles?: EditorFiles | undefined;
-}
-
-/**
- * Files as an editor has them (ACP's `fs/*`): a patch reads a file's text from the editor (its
- * unsaved buffer, if any) and, once written within the sandbox's rules, gives the editor the new text.
- */
-export interface EditorFiles {
-  /** The editor's text of an absolute path; null when the editor has none. */
-  read(path: string): Promise<string | null>;
-  /** Gives the editor a file's new text (absent when the editor does not write files). */
-  readonly write?: ((path: string, content: string) => Promise<void>) | undefined;
+  readonly editor: TurnEditor;
 }
 
 /** A tool the model can call. */

@@ -5,6 +5,7 @@ import {
   profileSandboxMode,
   loadOneOffCommand,
   loadPtyCommand,
+  startPermit,
   type CommandSandbox,
   type Host,
   type ExecProcess,
@@ -121,8 +122,12 @@ async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput
     onOutput,
   };
   // Command support (execa, node-pty) loads with the first command that needs it, not at start-up.
-  if (params.tty) return new (await loadPtyCommand()).PtyCommand(prepared.launcher, options, params.size ?? null);
-  return new (await loadOneOffCommand()).OneOffCommand(prepared.launcher, options);
+  if (params.tty) {
+    const { PtyCommand } = await loadPtyCommand();
+    return new PtyCommand(await startPermit(), prepared.launcher, options, params.size ?? null);
+  }
+  const { OneOffCommand } = await loadOneOffCommand();
+  return new OneOffCommand(await startPermit(), prepared.launcher, options);
 }
 
 /** The environment with the request's overrides applied: a value sets a variable, null unsets it. */
