@@ -4,7 +4,20 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type McpManagerOptions, type ModelTap, type Tool } from "./agent/index.js";
+import {
+  builtInTools,
+  CommandSandbox,
+  hostOf,
+  LoginShell,
+  mcpProgramPaths,
+  McpCredentialStore,
+  McpManager,
+  ThreadMcpServers,
+  ToolRegistry,
+  type McpManagerOptions,
+  type ModelTap,
+  type Tool,
+} from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -65,9 +78,13 @@ export function buildAppServer(options: BuildOptions): AppServer {
   const activity = new Activity();
   // Masks the home and the server's other paths (its listeners' sockets and token files) in every
   // sandbox, and keeps what MCP servers run (outside any sandbox) read-only there.
-  // The servers running, not the config's: an ACP session adds its own (and `mcp` is built below, before any command runs).
+  // The servers running, not the config's: an ACP session adds its own (`mcp` and `threadMcp` are built below, before any command runs).
   const sandbox = new CommandSandbox(home, options.serverPaths ?? [], () =>
-    mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env),
+    [
+      ...mcpProgramPaths({ ...configStore.current.mcp_servers, ...Object.fromEntries(mcp.servers().map((entry) => [entry.name, entry.config])) }, host.cwd, host.env),
+      // Threads' servers may share names: by position.
+      ...mcpProgramPaths(Object.fromEntries(threadMcp.servers().map((entry, k) => [k, entry.config])), host.cwd, host.env),
+    ],
   );
   // A slow or failing profile: logged, and a configWarning to clients once.
   const loginShell = new LoginShell(path.join(home, "shell_snapshots"), sandbox, (summary, details) => hub.warnOnce(summary, details), {
@@ -84,6 +101,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     onStatus: (update) => hub.toInitialized("mcpServer/startupStatus/updated", update),
     recorded: options.recordedMcp,
   });
+  const threadMcp = new ThreadMcpServers({ credentials: mcpCredentials, env: host.env, logger });
   const threads = new ThreadManager<ClientConnection>({
     store,
     config: configStore,
@@ -101,7 +119,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
       clock,
       loginShell,
       warnOnce: (summary, details) => hub.warnOnce(summary, details),
-      mcpTools: () => mcp.tools(),
+      mcpTools: (threadId) => threadMcp.tools(threadId, mcp),
       skillRoots: () => skillRoots.current,
       modelTap: options.modelTap,
       steadyOutput: options.steadyOutput,
@@ -129,6 +147,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     ids,
     skillRoots,
     mcp,
+    threadMcp,
     mcpCredentials,
     loginShell,
     sandbox,

@@ -113,10 +113,10 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
    */
   const reopen = async (params: { sessionId: string; cwd: string; mcpServers?: McpServer[]; additionalDirectories?: string[] }, replay: boolean) => {
     absoluteCwd(params.cwd);
-    await server.addMcpServers(mcpServerConfigs(params.mcpServers));
     const resumed = await client.request("thread/resume", { threadId: params.sessionId, cwd: params.cwd, ...extraRoots(params.additionalDirectories, configuredRoots()) }).catch(() => {
       throw RequestError.resourceNotFound(params.sessionId);
     });
+    await server.addThreadMcpServers(resumed.thread.id, mcpServerConfigs(params.mcpServers));
     const session = sessions.get(resumed.thread.id) ?? open(resumed.thread.id, modeOf(resumed.approvalPolicy, resumed.sandbox.type), resumed.model);
     if (replay) await enqueue(session.id, () => session.replay(resumed.thread.turns));
     announce(session.id);
@@ -149,10 +149,11 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
     })
     .onRequest(methods.agent.session.new, async ({ params }) => {
       const cwd = absoluteCwd(params.cwd);
-      await server.addMcpServers(mcpServerConfigs(params.mcpServers));
       const started = await client.request("thread/start", { cwd, ...extraRoots(params.additionalDirectories, configuredRoots()) }).catch((error: unknown) => {
         throw acpError(error);
       });
+      // Before the answer: the first prompt has their tools.
+      await server.addThreadMcpServers(started.thread.id, mcpServerConfigs(params.mcpServers));
       const session = open(started.thread.id, modeOf(started.approvalPolicy, started.sandbox.type), started.model);
       announce(session.id);
       return { sessionId: session.id, ...(await settings(session)) };
@@ -163,6 +164,7 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
       const session = required(params.sessionId);
       await session.cancel();
       sessions.delete(session.id);
+      await server.closeThreadMcpServers(session.id);
       await client.request("thread/unsubscribe", { threadId: session.id }).catch(() => undefined);
       return {};
     })

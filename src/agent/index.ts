@@ -20,6 +20,7 @@ export { NEEDS_LOGIN } from "./mcp/mcpConnection.js";
 export { McpCredentialStore } from "./mcp/mcpCredentials.js";
 export { McpManager, type McpManagerOptions, type McpServerEntry } from "./mcp/mcpManager.js";
 export { mcpProgramPaths } from "./mcp/mcpPrograms.js";
+export { ThreadMcpServers } from "./mcp/threadMcpServers.js";
 export { OAuthLoginError, startOAuthLogin, type OAuthLogin } from "./mcp/mcpOAuthLogin.js";
 export { listModels } from "./model/modelCatalog.js";
 export { providerSummaries } from "./model/providers.js";

@@ -81,7 +81,7 @@ export interface TurnRunnerDeps {
   /** Tells clients about a problem once per server. */
   readonly warnOnce: (summary: string, details: string) => void;
   /** The tools of the MCP servers ready now; asked again before each model request. */
-  readonly mcpTools: () => readonly Tool[];
+  readonly mcpTools: (threadId: string) => readonly Tool[];
   /** Extra directories skills are found in (`skills/extraRoots/set`). */
   readonly skillRoots: () => readonly string[];
   /** Deterministic mode: command output reaches clients as one delta at exit (see ToolEnvironment). */
@@ -192,7 +192,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
       }
       if (contextTokens !== null && contextTokens >= limit) await compact();
       // A server that became ready mid-turn joins here; one still starting (or failed) never holds the turn up.
-      const offered = tools.with(deps.mcpTools());
+      const offered = tools.with(deps.mcpTools(job.threadId));
       const request: ModelRequest = {
         model: job.settings.model,
         instructions: job.settings.baseInstructions || BASE_INSTRUCTIONS,

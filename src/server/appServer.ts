@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import type { Readable, Writable } from "node:stream";
-import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager, McpServerEntry } from "../agent/index.js";
+import type { CommandSandbox, Host, LoginShell, McpCredentialStore, McpManager, McpServerEntry, ThreadMcpServers } from "../agent/index.js";
 import type { AuthStore } from "../config/authStore.js";
 import type { ConfigStore } from "../config/configStore.js";
 import type { McpServerConfig } from "../config/schema.js";
@@ -82,6 +82,8 @@ export interface AppServerParts {
   readonly skillRoots: { current: readonly string[] };
   /** The configured MCP servers, started by {@link AppServer.init}. */
   readonly mcp: McpManager;
+  /** The MCP servers of single threads (an ACP session's). */
+  readonly threadMcp: ThreadMcpServers;
   /** The OAuth credentials of MCP servers (mcp_oauth_credentials.json), loaded by {@link AppServer.init} before they start. */
   readonly mcpCredentials: McpCredentialStore;
   /** Login-profile snapshots for commands (removed at shutdown). */
@@ -139,9 +141,14 @@ export class AppServer implements ConnectionHost {
     return this.parts.mcp.servers();
   }
 
-  /** Starts MCP servers besides the configured ones (an ACP session's); returns once they are starting. */
-  addMcpServers(servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
-    return this.parts.mcp.add(servers);
+  /** Starts MCP servers for one thread only (an ACP session's); resolves once each is ready or failed. */
+  addThreadMcpServers(threadId: string, servers: Readonly<Record<string, McpServerConfig>>): Promise<void> {
+    return this.parts.threadMcp.add(threadId, servers);
+  }
+
+  /** Stops the MCP servers of one thread (its ACP session closed). */
+  closeThreadMcpServers(threadId: string): Promise<void> {
+    return this.parts.threadMcp.close(threadId);
   }
 
   /** Server → client requests in flight, across every connection. */
@@ -187,7 +194,7 @@ export class AppServer implements ConnectionHost {
       this.oauthLogins.stop();
       await Promise.all(connections.map((connection) => connection.idle()));
       await this.threads.shutdown();
-      await this.parts.mcp.close();
+      await Promise.all([this.parts.mcp.close(), this.parts.threadMcp.closeAll()]);
       await this.parts.loginShell.close();
       this.parts.sandbox.close();
       await Promise.all(connections.map((connection) => connection.close()));

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -145,10 +145,11 @@ describe("agent-app-server acp", () => {
     expect(agent.invalid).toEqual([]);
   });
 
-  it("starts the MCP servers a session names, and shows their tool calls", async () => {
-    const { agent, workspace } = await editorSession([
+  it("starts the MCP servers a session names for that session alone, shows their tool calls, and stops them with it", async () => {
+    const { agent, workspace, mock } = await editorSession([
       { items: [{ type: "function_call", name: "mcp__calc__add", arguments: { a: 2, b: 5 }, callId: "call_add" }] },
       { items: [{ type: "message", text: "Seven." }] },
+      { items: [{ type: "message", text: "No calculator here." }] },
     ]);
     const script = mcpServerScript();
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
@@ -159,6 +160,14 @@ describe("agent-app-server acp", () => {
     expect(updatesOf(agent, "tool_call")).toEqual([expect.objectContaining({ toolCallId: "call_add", title: "Tool: calc/add", rawInput: { a: 2, b: 5 } })]);
     const end = (updatesOf(agent, "tool_call_update") as acp.ToolCallUpdate[]).find((update) => update.toolCallId === "call_add");
     expect(end).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "The sum is 7" } }] });
+    // Another session (another project, say) is not offered them.
+    const other = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
+    await agent.agent.request(acp.methods.agent.session.prompt, { sessionId: other, prompt: [{ type: "text", text: "Add 2 and 5." }] });
+    const toolNames = (request: number) => (mock.requests[request]!.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(toolNames(0)).toContain("mcp__calc__add");
+    expect(toolNames(2)).not.toContain("mcp__calc__add");
+    await agent.agent.request(acp.methods.agent.session.close, { sessionId });
+    await waitFor(() => !processRuns(script));
     expect(agent.invalid).toEqual([]);
   });
 
@@ -431,6 +440,17 @@ async function settled(prompt: Promise<acp.PromptResponse>): Promise<string> {
   void prompt.then((result) => (stopReason = result.stopReason));
   await waitFor(() => stopReason !== undefined);
   return stopReason!;
+}
+
+/** Whether a process runs whose command line names `file`. */
+function processRuns(file: string): boolean {
+  return readdirSync("/proc").some((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Waits (polling every 10 ms, at most 10 s) until `ready` holds. */

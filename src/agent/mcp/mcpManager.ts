@@ -80,9 +80,9 @@ export class McpManager {
     });
   }
 
-  /** The tools of the servers ready now. */
-  tools(): Tool[] {
-    return this.servers().flatMap((entry) => (entry.state.status === "ready" ? entry.state.tools : []));
+  /** The tools of the servers ready now, but those named in `except`. */
+  tools(except?: ReadonlySet<string>): Tool[] {
+    return this.servers().flatMap((entry) => (entry.state.status === "ready" && !except?.has(entry.name) ? entry.state.tools : []));
   }
 
   /** The ready connection of server `name`, with its tool timeout; or why there is none, in words for the client. */
@@ -120,8 +120,8 @@ export class McpManager {
   }
 
   /**
-   * Starts servers besides the configured ones (an ACP session's), each unless one of that name
-   * runs already with the same config (a changed one restarts with the new), and resolves once
+   * Starts servers besides those it has (a thread's: see ThreadMcpServers), each unless one of that
+   * name runs already with the same config (a changed one restarts with the new), and resolves once
    * every start has ended, ready or failed (each bounded by its startup timeout): the session's
    * first prompt then has their tools.
    */
