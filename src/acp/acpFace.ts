@@ -33,6 +33,10 @@ function extraRoots(directories: readonly string[] | null | undefined, configure
   return { config: { "sandbox_workspace_write.writable_roots": [...configured, ...directories] } };
 }
 
+/** Updates waiting for the editor past which the server's messages are not read, and down to which they are again. */
+const PAUSE_READING_AT = 256;
+const RESUME_READING_AT = 64;
+
 /** Sessions listed per page, as codex-acp lists them. */
 const SESSIONS_PER_PAGE = 25;
 
@@ -54,9 +58,25 @@ export async function serveAcp(server: AppServer, input: Readable, output: Writa
   let editorFs: { readTextFile?: boolean; writeTextFile?: boolean } = {};
   let models: Array<{ id: string; name: string; description?: string }> | undefined;
 
-  // Each session's notifications reach the editor in order, one after another.
+  // Each session's notifications reach the editor in order, one after another. An editor that
+  // stops reading would make them pile up here: past a bound, the server's output is no longer read,
+  // and the server holds its turns (as for any slow client) until the editor catches up.
+  let undelivered = 0;
+  let paused = false;
   const enqueue = (sessionId: string, work: () => Promise<void>) => {
-    const next = (queues.get(sessionId) ?? Promise.resolve()).then(work).catch((error: unknown) => logger.warn({ err: error, sessionId }, "acp: an update was not delivered"));
+    if (++undelivered >= PAUSE_READING_AT && !paused) {
+      paused = true;
+      client.pauseReading();
+    }
+    const next = (queues.get(sessionId) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) => logger.warn({ err: error, sessionId }, "acp: an update was not delivered"))
+      .finally(() => {
+        if (--undelivered <= RESUME_READING_AT && paused) {
+          paused = false;
+          client.resumeReading();
+        }
+      });
     queues.set(sessionId, next);
     return next;
   };

@@ -146,7 +146,8 @@ export class AcpSession {
   private async started(running: NonNullable<AcpSession["turn"]>, id: string): Promise<void> {
     if (running.id) return;
     running.id = id;
-    if (running.cancelled.signal.aborted) await this.interrupt(id);
+    // Not awaited: the session's updates wait behind this, and the answer may be held with them.
+    if (running.cancelled.signal.aborted) void this.interrupt(id);
   }
 
   private async interrupt(turnId: string): Promise<void> {

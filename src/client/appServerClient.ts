@@ -145,6 +145,20 @@ export class AppServerClient {
     return this.ended !== null;
   }
 
+  /**
+   * Stops reading the server's messages until {@link resumeReading}: for a consumer that cannot keep
+   * up (an editor that stopped reading what it is sent). The server then holds its turns' output,
+   * as it does for any slow client, instead of this process holding it. Responses wait too.
+   */
+  pauseReading(): void {
+    this.transport.pause();
+  }
+
+  /** Reads the server's messages again, after {@link pauseReading}. */
+  resumeReading(): void {
+    this.transport.resume();
+  }
+
   /** The spawned server's process id (undefined for other transports). */
   get pid(): number | undefined {
     return this.transport.pid;

@@ -12,6 +12,9 @@ export interface ClientTransport {
   /** Sets the handler of incoming text that is not a JSON message (a server bug worth showing). */
   onProtocolError(handler: (text: string) => void): void;
   close(): Promise<void>;
+  /** Stops taking messages from the server until {@link resume}: the server then holds its output (backpressure). */
+  pause(): void;
+  resume(): void;
   /** The spawned server's process id (spawned transports only). */
   readonly pid?: number | undefined;
 }
@@ -58,6 +61,8 @@ export function streamTransport(input: Readable, output: Writable, close: () => 
     onClose: (handler) => void (onClose = handler),
     onProtocolError: (handler) => void (onProtocolError = handler),
     close,
+    pause: () => lines.pause(),
+    resume: () => lines.resume(),
   };
 }
 
@@ -178,6 +183,8 @@ export async function webSocketTransport(url: string, options: WebSocketTranspor
     },
     onClose: (handler) => void (onClose = handler),
     onProtocolError: (handler) => void (onProtocolError = handler),
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
     close: async () => {
       closing = true;
       if (socket.readyState === socket.CLOSED) return;
