@@ -9,7 +9,7 @@ export type { ClientAsker } from "./clientAsker.js";
 export { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction.js";
 export { ConversationItem } from "./conversation.js";
 export { childEnvironment, isSecretEnvName } from "./exec/childEnvironment.js";
-export { startPermit } from "./exec/commandGate.js";
+export { commandGate } from "./exec/commandGate.js";
 export { ExecSessions, type BackgroundTerminal } from "./exec/execSessions.js";
 export { LoginShell } from "./exec/loginShell.js";
 export type { OneOffCommand, OneOffOptions, OutputChunk } from "./exec/oneOffCommand.js";

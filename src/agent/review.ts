@@ -2,7 +2,7 @@ import type { SandboxPolicy } from "../protocol/policy.js";
 import type { ReviewTarget } from "../protocol/reviewMethods.js";
 import { READ_ONLY, type CommandSandbox } from "./boundary/commandSandbox.js";
 import { directLauncher } from "./boundary/launch.js";
-import { startPermit } from "./exec/commandGate.js";
+import { commandGate } from "./exec/commandGate.js";
 
 /** What a review turn asks the model: a label to show and the full request with the changes. */
 export interface ReviewRequest {
@@ -88,7 +88,7 @@ async function runGit(how: ReviewGit, cwd: string, args: string[]): Promise<stri
   const env: Record<string, string> = Object.fromEntries(Object.entries(how.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   // git writes temp files (textconv's); in a read-only sandbox only its private /dev/shm takes them.
   if (!fullAccess) env.TMPDIR = "/dev/shm";
-  const command = new OneOffCommand(await startPermit(), prepared.launcher, { cwd, env, pipeStdin: false, outputBytesCap: GIT_OUTPUT_BYTES, timeoutMs: GIT_TIMEOUT_MS, onOutput: null });
+  const command = new OneOffCommand(await commandGate.startPermit(), prepared.launcher, { cwd, env, pipeStdin: false, outputBytesCap: GIT_OUTPUT_BYTES, timeoutMs: GIT_TIMEOUT_MS, onOutput: null });
   const result = await command.finished;
   if (result.exitCode !== 0 || result.spawnError) {
     const reason = (result.spawnError ?? result.stderr).trim().split("\n")[0] || `exit code ${result.exitCode}`;

@@ -9,7 +9,7 @@ import type { ModelClient, ModelEvent, ModelRequest, ModelUsage } from "./model/
 import { ModelError } from "./model/modelError.js";
 import { resolveProvider, type ProviderSettings } from "./model/providers.js";
 import { announcedRetries, pause, retryDelayMs, sample } from "./model/sampling.js";
-import { loadProjectInstructions } from "./projectInstructions.js";
+import { loadProjectInstructions, sandboxedInstructionReader } from "./projectInstructions.js";
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
@@ -109,8 +109,9 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   // On a fresh server the SDK loads while the turn reads AGENTS.md and stores the user's message;
   // a failed load is reported when the first model call waits for it.
   client.prepare().catch(() => undefined);
+  const sandboxed = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) !== null;
   // In a sandbox, the editor's files are used only while no command runs (see turnEditor).
-  const editor = turnEditor(job.editorFiles, deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) !== null);
+  const editor = turnEditor(job.editorFiles, sandboxed);
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
@@ -118,7 +119,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     ...(job.editorFiles ? [readFileTool] : []),
   ]);
   const [project, found] = await Promise.all([
-    loadProjectInstructions(job.settings.cwd, deps.home),
+    loadProjectInstructions(job.settings.cwd, deps.home, sandboxed ? sandboxedInstructionReader(deps.sandbox.masked()) : undefined),
     discoverSkills(job.settings.cwd, { home: deps.home, extraRoots: deps.skillRoots(), disabled: deps.config.skills?.config?.filter((entry) => !entry.enabled) ?? [] }),
   ]);
   const context = contextMessages(job.settings, project.text, skillsMessage(found.skills));

@@ -1,11 +1,11 @@
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { isInside, type WritableRoots } from "./roots.js";
 import { copyTree, removeTree } from "./confinedTree.js";
 import { ConfinedFsError, Confinement, type Access } from "./confinement.js";
 import { asConfinedError, at, locate, READ_DIRECTORY, READ_FILE, unlessCode, WRITE_FILE, type LocateOptions, type Located } from "./fdWalk.js";
-import { copyContents, notRegular, readAll, readTail, regularFile, tooLarge } from "./regularFiles.js";
+import { copyContents, notRegular, readAll, readPrefix, readTail, regularFile, tooLarge } from "./regularFiles.js";
 
 /** Times a use retries when the entry it found turns into a symlink before it is opened. */
 const SWAP_RETRIES = 8;
@@ -46,17 +46,19 @@ export class ConfinedFs {
    * The bytes of a regular file inside the roots; ETOOLARGE when it is over `maxBytes`. `reserve` is
    * told the bytes the read will hold: the size once the file is open and checked, before any byte
    * is read, then each piece read past it (the file grew meanwhile); it may throw to refuse.
-   * `tailBytes` reads only the file's last bytes (a log's end), however large it is.
+   * `tailBytes` reads only the file's last bytes (a log's end), `headBytes` only its first, however large it is.
    */
-  async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
+  async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; headBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
       const handle = await openToRead(parent, name, file, location);
       try {
         const info = await regularFile(handle, file, location);
+        this.confinement?.allows(info, "read", file);
         if (options.tailBytes !== undefined) {
           options.reserve?.(Math.min(info.size, options.tailBytes));
           return await readTail(handle, info.size, options.tailBytes);
         }
+        if (options.headBytes !== undefined) return await readPrefix(handle, options.headBytes);
         const limit = options.maxBytes;
         if (limit !== undefined && info.size > limit) throw tooLarge(file, location, info.size, limit);
         options.reserve?.(info.size);
@@ -70,7 +72,7 @@ export class ConfinedFs {
   /** Creates or replaces a regular file (not its directory); a final symlink is written through if its target is allowed. */
   async writeFile(file: string, data: Uint8Array | string): Promise<void> {
     await this.withFinal(file, { followFinal: true, access: "write" }, async (located) => {
-      const { handle } = await openForWriting(located, file);
+      const { handle } = await openForWriting(located, file, this.confinement);
       try {
         await handle.truncate(0);
         await handle.writeFile(data);
@@ -85,6 +87,7 @@ export class ConfinedFs {
     const { recursive } = options;
     await this.withFinal(dir, { followFinal: true, access: "write", createParents: recursive }, async ({ parent, name }) => {
       try {
+        if (this.confinement?.checksModes && (await lstat(at(parent, name)).catch(() => null)) === null) this.confinement.allows(await parent.stat(), "change", dir);
         await mkdir(at(parent, name));
       } catch (error) {
         if (!recursive || (error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -106,6 +109,7 @@ export class ConfinedFs {
         throw error;
       });
       if (!info) return;
+      if (this.confinement?.checksModes) this.confinement.allowsUnlinking(await parent.stat(), info, target);
       if (!info.isDirectory()) {
         await unlink(at(parent, name)).catch(options.force ? unlessCode("ENOENT") : rethrow);
         return;
@@ -123,6 +127,7 @@ export class ConfinedFs {
     const listed = await this.withFinal(dir, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
       const handle = await openFinal(parent, name, READ_DIRECTORY);
       try {
+        if (this.confinement?.checksModes) this.confinement.allows(await handle.stat(), "read", dir);
         return { location, children: await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true }) };
       } finally {
         await handle.close();
@@ -166,10 +171,11 @@ export class ConfinedFs {
       const from = await openToRead(parent, name, source, location);
       try {
         const info = await from.stat();
+        this.confinement?.allows(info, "read", source);
         if (!info.isDirectory()) {
           await regularFile(from, source, location);
           await this.withFinal(destination, { followFinal: true, access: "write" }, async (located) => {
-            const to = await openForWriting(located, destination);
+            const to = await openForWriting(located, destination, this.confinement);
             try {
               // Onto itself: truncating would lose the file, and there is nothing to copy.
               if (to.info.dev === info.dev && to.info.ino === info.ino) return;
@@ -207,7 +213,11 @@ export class ConfinedFs {
   async rename(from: string, to: string): Promise<void> {
     await this.withFinal(from, { followFinal: false, access: "write" }, async (source) => {
       this.confinement?.checkTree(source.location, from);
-      await this.withFinal(to, { followFinal: false, access: "write" }, (target) => rename(at(source.parent, source.name), at(target.parent, target.name)));
+      if (this.confinement?.checksModes) this.confinement.allowsUnlinking(await source.parent.stat(), await lstat(at(source.parent, source.name)), from);
+      await this.withFinal(to, { followFinal: false, access: "write" }, async (target) => {
+        if (this.confinement?.checksModes) this.confinement.allows(await target.parent.stat(), "change", to);
+        await rename(at(source.parent, source.name), at(target.parent, target.name));
+      });
     });
   }
 
@@ -267,16 +277,28 @@ async function openToRead(parent: FileHandle, name: string, requested: string, l
   });
 }
 
-/** Opens (creating) the final entry to write, checked to be a regular file; the caller truncates it. */
-async function openForWriting({ parent, name, location }: Located, requested: string): Promise<{ handle: FileHandle; info: Stats }> {
+/**
+ * Opens (creating) the final entry to write, checked to be a regular file; the caller truncates it.
+ * Where modes are checked, a file is created only in a directory the sandbox may change (and never
+ * over one that appeared meanwhile), and one that exists only if the sandbox may write it.
+ */
+async function openForWriting({ parent, name, location }: Located, requested: string, confinement: Confinement | null): Promise<{ handle: FileHandle; info: Stats }> {
   if (name === ".") throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location });
-  const handle = await openFinal(parent, name, WRITE_FILE).catch((error: NodeJS.ErrnoException) => {
+  const checked = confinement?.checksModes === true;
+  const existed = checked && (await lstat(at(parent, name)).catch(() => null)) !== null;
+  if (checked && !existed) confinement.allows(await parent.stat(), "change", requested);
+  const flags = !checked ? WRITE_FILE : existed ? WRITE_FILE & ~constants.O_CREAT : WRITE_FILE | constants.O_EXCL;
+  const handle = await openFinal(parent, name, flags).catch((error: NodeJS.ErrnoException) => {
     // What O_NONBLOCK answers for a FIFO nobody reads and for a socket.
     if (error.code === "ENXIO") throw notRegular(requested, location, "a FIFO or socket");
+    // Created or removed between the look and the open: look again.
+    if (checked && (error.code === "EEXIST" || error.code === "ENOENT")) throw new SwappedToLink();
     throw error;
   });
   try {
-    return { handle, info: await regularFile(handle, requested, location) };
+    const info = await regularFile(handle, requested, location);
+    if (existed) confinement!.allows(info, "write", requested);
+    return { handle, info };
   } catch (error) {
     await handle.close();
     throw error;

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { isInside, type WritableRoots } from "./roots.js";
@@ -55,6 +56,15 @@ export class ConfinedFsError extends Error {
 /** Whether a use reads (inside the roots) or writes (inside the roots and outside protected paths). */
 export type Access = "read" | "write";
 
+/** What the sandbox's processes would do with an inode: read or write a file, search or change (add to, remove from) a directory. */
+export type Want = "read" | "write" | "search" | "change";
+const WANTS: Readonly<Record<Want, number>> = { read: 4, write: 2, search: 1, change: 3 };
+const STICKY = 0o1000;
+const EUID = process.geteuid?.() ?? -1;
+const GROUPS = new Set([process.getegid?.() ?? -1, ...(process.getgroups?.() ?? [])]);
+/** Root's capabilities pass every file mode; the sandbox drops them all. */
+const PASSES_FILE_MODES = EUID === 0;
+
 /**
  * The rule a confined operation checks the real location of each path against. The roots and
  * protected paths are resolved to real paths once, when it is made: a root swapped for a symlink
@@ -67,6 +77,8 @@ export class Confinement {
     private readonly realRoots: readonly string[],
     private readonly realProtected: readonly string[],
     private readonly realHidden: readonly string[],
+    /** Whether file modes are checked by hand (see {@link allows}). */
+    readonly checksModes: boolean,
   ) {}
 
   /** Resolves `rule` (absolute paths) into a confinement; null means no confinement at all. */
@@ -76,7 +88,8 @@ export class Confinement {
     const protectedPaths = [...new Set(rule.protectedPaths.map((entry) => path.resolve(entry)))];
     const realRoots = await Promise.all(roots.map(realLocation));
     const realProtected = await bothSpellings(protectedPaths);
-    return new Confinement({ roots, protectedPaths }, realRoots, realProtected, await bothSpellings(rule.hiddenPaths ?? []));
+    const checksModes = rule.asSandbox === true && PASSES_FILE_MODES;
+    return new Confinement({ roots, protectedPaths }, realRoots, realProtected, await bothSpellings(rule.hiddenPaths ?? []), checksModes);
   }
 
   /** Throws EOUTSIDE or EPROTECTED when `requested`, found at the real `location`, may not be used for `access`. */
@@ -97,6 +110,32 @@ export class Confinement {
         ...details,
         protectedPath,
       });
+    }
+  }
+
+  /**
+   * Throws EACCES unless the sandbox's processes may `want` the inode `info` (read or write a file,
+   * search or change a directory): by its owner, group and other bits, for this uid and its groups,
+   * with no capability (the kernel's rule for them; ACLs are not read). A server with capabilities
+   * (root) would pass modes that bind them; one without has the kernel check the same bits itself.
+   */
+  allows(info: Stats, want: Want, requested: string): void {
+    if (!this.checksModes) return;
+    const bits = info.uid === EUID ? (info.mode >> 6) & 7 : GROUPS.has(info.gid) ? (info.mode >> 3) & 7 : info.mode & 7;
+    const needed = WANTS[want];
+    if ((bits & needed) === needed) return;
+    throw new ConfinedFsError("EACCES", `${requested}: permission denied (the sandbox may not ${want} it)`, { path: requested });
+  }
+
+  /**
+   * Throws EACCES unless the sandbox's processes may remove or rename `entry` out of the directory
+   * `parent`: write and search on it and, when it is sticky (/tmp), own the entry or the directory.
+   */
+  allowsUnlinking(parent: Stats, entry: Stats, requested: string): void {
+    if (!this.checksModes) return;
+    this.allows(parent, "change", requested);
+    if ((parent.mode & STICKY) !== 0 && entry.uid !== EUID && parent.uid !== EUID) {
+      throw new ConfinedFsError("EACCES", `${requested}: permission denied (another user's entry in a sticky directory)`, { path: requested });
     }
   }
 

@@ -73,6 +73,10 @@ export interface Located {
 export async function locate(confinement: Confinement | null, requested: string, options: LocateOptions): Promise<Located> {
   const pending = components(path.resolve(requested));
   let dir = await open("/", STEP);
+  // Each directory looked up in must be searchable by the sandbox's processes (when their modes are checked).
+  const entered = async (): Promise<void> => {
+    if (confinement?.checksModes) confinement.allows(await dir.stat(), "search", requested);
+  };
   let where = "/";
   let detours = 0;
   let steps = 0;
@@ -88,10 +92,12 @@ export async function locate(confinement: Confinement | null, requested: string,
       await dir.close();
       dir = await open("/", STEP);
       where = "/";
+      await entered();
     }
   };
   let name = ".";
   try {
+    await entered();
     for (;;) {
       // A path is at most PATH_MAX long; more steps means directories vanish as fast as we make them.
       if (++steps > MAX_STEPS) throw new ConfinedFsError("ELOOP", `ELOOP: ${requested} keeps changing while it is looked up`, { path: requested });
@@ -102,6 +108,7 @@ export async function locate(confinement: Confinement | null, requested: string,
         await dir.close();
         dir = up;
         where = path.dirname(where);
+        await entered();
         continue;
       }
       if (name === "." && !last) continue;
@@ -116,11 +123,13 @@ export async function locate(confinement: Confinement | null, requested: string,
         await dir.close();
         dir = child;
         where = path.join(where, name);
+        await entered();
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" && options.createParents) {
           const created = path.join(await locationOf(dir, requested), name);
           confinement?.check(created, "write", requested);
+          if (confinement?.checksModes) confinement.allows(await dir.stat(), "change", requested);
           await mkdir(at(dir, name)).catch(unlessCode("EEXIST"));
           pending.unshift(name);
           continue;

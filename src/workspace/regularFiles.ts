@@ -48,7 +48,8 @@ export async function readTail(handle: FileHandle, size: number, bytes: number):
 }
 
 /** The first `maxBytes` bytes of an open file (fewer when it is shorter). */
-async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer> {
+/** The first `maxBytes` bytes of an open file (fewer when it is shorter). */
+export async function readPrefix(handle: FileHandle, maxBytes: number): Promise<Buffer> {
   const buffer = Buffer.alloc(maxBytes);
   let filled = 0;
   while (filled < maxBytes) {

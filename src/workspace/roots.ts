@@ -7,6 +7,11 @@ export interface WritableRoots {
   readonly protectedPaths: readonly string[];
   /** Paths neither read nor written (the server's own, which no sandbox shows). */
   readonly hiddenPaths?: readonly string[];
+  /**
+   * Files are used only as the sandbox's processes may use them: by their modes, for this uid and
+   * its groups without any capability. Set where the server acts for a sandboxed model.
+   */
+  readonly asSandbox?: boolean;
 }
 
 /** Whether `target` is `root` or below it (a name that merely starts with `..`, such as `..hooks`, is below it). */

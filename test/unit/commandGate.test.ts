@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { directLauncher } from "../../src/agent/boundary/launch.js";
-import { commandGateState, startPermit, whileNoCommandRuns } from "../../src/agent/exec/commandGate.js";
+import { CommandGate } from "../../src/agent/exec/commandGate.js";
 import { killProcessGroup, processExit, spawnProcessGroup } from "../../src/agent/exec/processGroup.js";
 
 const settled = <T>(promise: Promise<T>) => {
@@ -16,12 +16,13 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("the command gate (editor calls against running commands)", () => {
   it("holds back a command's start until the editor call in flight is answered; an interrupt ends the wait", async () => {
+    const gate = new CommandGate();
     let answer: () => void = () => undefined;
-    const call = whileNoCommandRuns(() => new Promise<string>((resolve) => (answer = () => resolve("editor"))), async () => "disk");
-    const permit = startPermit();
+    const call = gate.whileNoCommandRuns(() => new Promise<string>((resolve) => (answer = () => resolve("editor"))), async () => "disk");
+    const permit = gate.startPermit();
     const waiting = settled(permit);
     const interrupt = new AbortController();
-    const interrupted = startPermit(interrupt.signal);
+    const interrupted = gate.startPermit(interrupt.signal);
     await turn();
     expect(waiting.done).toBe(false);
     interrupt.abort(new Error("interrupted"));
@@ -30,23 +31,24 @@ describe("the command gate (editor calls against running commands)", () => {
     expect(await call).toBe("editor");
     await turn();
     expect(waiting.done).toBe(true);
-    expect(commandGateState()).toEqual({ running: 1, editorCalls: 0 });
+    expect(gate.state()).toEqual({ running: 1, editorCalls: 0 });
     (await permit).release();
-    expect(commandGateState()).toEqual({ running: 0, editorCalls: 0 });
+    expect(gate.state()).toEqual({ running: 0, editorCalls: 0 });
   });
 
   it("uses the disk while a command runs, the editor again once it exited; a spawn that throws counts for nothing", async () => {
-    const child = spawnProcessGroup(await startPermit(), directLauncher(["sh", "-c", "read line"]), { cwd: process.cwd(), env: { PATH: process.env.PATH ?? "" }, stdin: "pipe" });
-    expect(await whileNoCommandRuns(async () => "editor", async () => "disk")).toBe("disk");
+    const gate = new CommandGate();
+    const child = spawnProcessGroup(await gate.startPermit(), directLauncher(["sh", "-c", "read line"]), { cwd: process.cwd(), env: { PATH: process.env.PATH ?? "" }, stdin: "pipe" });
+    expect(await gate.whileNoCommandRuns(async () => "editor", async () => "disk")).toBe("disk");
     killProcessGroup(child);
     await processExit(child);
     await turn();
-    expect(await whileNoCommandRuns(async () => "editor", async () => "disk")).toBe("editor");
+    expect(await gate.whileNoCommandRuns(async () => "editor", async () => "disk")).toBe("editor");
     const broken = () => {
       throw new Error("no launch");
     };
-    await expect(async () => spawnProcessGroup(await startPermit(), broken, { cwd: process.cwd(), env: {}, stdin: "ignore" })).rejects.toThrow("no launch");
+    await expect(async () => spawnProcessGroup(await gate.startPermit(), broken, { cwd: process.cwd(), env: {}, stdin: "ignore" })).rejects.toThrow("no launch");
     await turn();
-    expect(commandGateState()).toEqual({ running: 0, editorCalls: 0 });
+    expect(gate.state()).toEqual({ running: 0, editorCalls: 0 });
   });
 });

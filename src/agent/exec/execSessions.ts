@@ -1,5 +1,5 @@
 import type { Launcher } from "../boundary/launch.js";
-import { startPermit } from "./commandGate.js";
+import { commandGate } from "./commandGate.js";
 import type { ProcessSession } from "./processSession.js";
 
 /** How a session starts: where, with what environment, and who hears its output. */
@@ -45,7 +45,7 @@ export class ExecSessions {
   async start(launcher: Launcher, options: SessionOptions, owner: SessionOwner): Promise<ProcessSession> {
     const { ProcessSession } = await import("./processSession.js");
     // Not while an editor call is in flight (commandGate.ts); an interrupt meanwhile ends the wait.
-    const session = new ProcessSession(this.nextId++, await startPermit(owner.signal), launcher, options);
+    const session = new ProcessSession(this.nextId++, await commandGate.startPermit(owner.signal), launcher, options);
     this.sessions.set(session.id, { session, owner });
     if (this.closed || owner.signal.aborted) session.kill();
     return session;

@@ -8,7 +8,7 @@ import { READ_ONLY, type CommandSandbox } from "../boundary/commandSandbox.js";
 import { isExecutable, SYSTEM_BASH, systemProgram } from "../boundary/hostPrograms.js";
 import { directLauncher } from "../boundary/launch.js";
 import { childEnvironment } from "./childEnvironment.js";
-import { startPermit } from "./commandGate.js";
+import { commandGate } from "./commandGate.js";
 
 /** How long a command waits for the profile's first run before running `bash -lc` itself (the run goes on). */
 const CAPTURE_WAIT_MS = 10_000;
@@ -190,7 +190,7 @@ export class LoginShell {
     const prepared = await this.sandbox.prepare(argv, { policy: READ_ONLY, workspace: home, cwd: home, env, bwrapPath: config.bwrap_path });
     // No sandbox here means no sandboxed command either: only unsandboxed ones, which would run the profile themselves.
     const launcher = "launcher" in prepared ? prepared.launcher : directLauncher(argv);
-    const child = spawnDetached(await startPermit(), launcher, { cwd: home, env: { ...env }, outputFile });
+    const child = spawnDetached(await commandGate.startPermit(), launcher, { cwd: home, env: { ...env }, outputFile });
     const exit = await processExit(child);
     return exit.spawnError === null ? exit.exitCode : null;
   }

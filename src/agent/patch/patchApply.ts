@@ -35,7 +35,8 @@ export class PatchApplyError extends Error {
  * those checks is patched as the editor has it (an unsaved buffer).
  */
 export async function planPatch(operations: readonly PatchOperation[], cwd: string, hidden: readonly string[] = [], editor?: EditorFiles): Promise<PlannedChange[]> {
-  const reader = await ConfinedFs.create(hidden.length === 0 ? null : { roots: ["/"], protectedPaths: [], hiddenPaths: hidden });
+  // Hidden paths mean a sandboxed turn: then only what its processes could read.
+  const reader = await ConfinedFs.create(hidden.length === 0 ? null : { roots: ["/"], protectedPaths: [], hiddenPaths: hidden, asSandbox: true });
   const planned: PlannedChange[] = [];
   for (const operation of operations) {
     const file = path.resolve(cwd, operation.path);
@@ -87,6 +88,7 @@ const UNREADABLE: Readonly<Record<string, string>> = {
   ETOOLARGE: `it is larger than ${MAX_PATCHED_FILE_BYTES / (1024 * 1024)} MiB, which patches do not edit`,
   EISDIR: "it is a directory",
   EHIDDEN: "it is one of the server's own files, which no sandbox shows",
+  EACCES: "permission denied (the sandbox may not read it)",
 };
 
 /** A file's text for planning, or a {@link PatchApplyError} saying why it cannot be read. */

@@ -110,7 +110,8 @@ export async function applyPatch(patch: string, itemId: string, cwd: string, con
     }
   }
   context.signal.throwIfAborted();
-  const confinement = await confinementAfterYes(roots, outside);
+  // As the sandbox's processes may write, unless the user approved this patch's writes outside it.
+  const confinement = outside.length === 0 && roots ? { ...roots, asSandbox: true } : await confinementAfterYes(roots, outside);
   try {
     await context.editor.use(async (editor) => {
       await commitPatch(planned, confinement);

@@ -1,4 +1,4 @@
-import { whileNoCommandRuns } from "../exec/commandGate.js";
+import { commandGate } from "../exec/commandGate.js";
 
 /**
  * Files as an editor has them (ACP's `fs/*`): a patch reads a file's text from the editor (its
@@ -28,6 +28,6 @@ export interface TurnEditor {
 /** The turn's way to the editor's files: gated in a sandbox, direct without one. */
 export function turnEditor(files: EditorFiles | undefined, sandboxed: boolean): TurnEditor {
   return {
-    use: (work) => (files === undefined ? work(undefined) : sandboxed ? whileNoCommandRuns(() => work(files), () => work(undefined)) : work(files)),
+    use: (work) => (files === undefined ? work(undefined) : sandboxed ? commandGate.whileNoCommandRuns(() => work(files), () => work(undefined)) : work(files)),
   };
 }

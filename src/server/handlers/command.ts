@@ -1,11 +1,11 @@
 import { stat } from "node:fs/promises";
 import {
   childEnvironment,
+  commandGate,
   effectiveSettings,
   profileSandboxMode,
   loadOneOffCommand,
   loadPtyCommand,
-  startPermit,
   type CommandSandbox,
   type Host,
   type ExecProcess,
@@ -124,10 +124,10 @@ async function launch(deps: CommandExecDeps, params: CommandExecParams, onOutput
   // Command support (execa, node-pty) loads with the first command that needs it, not at start-up.
   if (params.tty) {
     const { PtyCommand } = await loadPtyCommand();
-    return new PtyCommand(await startPermit(), prepared.launcher, options, params.size ?? null);
+    return new PtyCommand(await commandGate.startPermit(), prepared.launcher, options, params.size ?? null);
   }
   const { OneOffCommand } = await loadOneOffCommand();
-  return new OneOffCommand(await startPermit(), prepared.launcher, options);
+  return new OneOffCommand(await commandGate.startPermit(), prepared.launcher, options);
 }
 
 /** The environment with the request's overrides applied: a value sets a variable, null unsets it. */
