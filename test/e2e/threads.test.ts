@@ -1,18 +1,15 @@
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ServerProcess } from "../support/serverProcess.js";
 
-const homes: string[] = [];
+/** A temp home, removed once the test's servers have stopped (one still writing there, a shell snapshot say, would make the removal fail). */
 function freshHome(): string {
   const home = mkdtempSync(path.join(os.tmpdir(), "aas-threads-"));
-  homes.push(home);
+  onTestFinished(() => rmSync(home, { recursive: true, force: true }));
   return home;
 }
-afterEach(() => {
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
 
 async function started(server: ServerProcess, params: object = {}): Promise<any> {
   const response = await server.request("thread/start", { cwd: os.tmpdir(), ...params });
