@@ -111,7 +111,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   client.prepare().catch(() => undefined);
   const sandboxed = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) !== null;
   // In a sandbox, the editor's files are used only while no command runs (see turnEditor).
-  const editor = turnEditor(job.editorFiles, sandboxed);
+  const editor = turnEditor(job.editorFiles, sandboxed, job.signal);
   const tools = deps.tools.with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),

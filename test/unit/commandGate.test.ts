@@ -51,4 +51,17 @@ describe("the command gate (editor calls against running commands)", () => {
     await turn();
     expect(gate.state()).toEqual({ running: 0, editorCalls: 0 });
   });
+
+  it("holds commands back past the call for what it handed holdUntil (an editor's write it stopped waiting for)", async () => {
+    const gate = new CommandGate();
+    let written: () => void = () => undefined;
+    const write = new Promise<void>((resolve) => (written = resolve));
+    expect(await gate.whileNoCommandRuns(async (holdUntil) => (holdUntil(write), "went on"), async () => "disk")).toBe("went on");
+    const waiting = settled(gate.startPermit());
+    await turn();
+    expect(waiting.done).toBe(false);
+    written();
+    await turn();
+    expect(waiting.done).toBe(true);
+  });
 });

@@ -62,17 +62,21 @@ export class CommandGate {
   }
 
   /**
-   * Runs `work` while no command runs, holding back any that would start until it settles; runs
-   * `otherwise` instead when one is running (a background terminal, say).
+   * Runs `work` while no command runs, holding back any that would start until it settles and
+   * every promise it handed `holdUntil` has settled too (an editor's write it stopped waiting
+   * for); runs `otherwise` instead when one is running (a background terminal, say).
    */
-  async whileNoCommandRuns<T>(work: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+  async whileNoCommandRuns<T>(work: (holdUntil: (settled: Promise<unknown>) => void) => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
     if (this.running > 0) return otherwise();
     this.editorCalls++;
+    const held: Promise<unknown>[] = [];
     try {
-      return await work();
+      return await work((settled) => void held.push(settled));
     } finally {
-      this.editorCalls--;
-      if (this.editorCalls === 0) for (const wake of [...this.waiting]) wake();
+      void Promise.allSettled(held).then(() => {
+        this.editorCalls--;
+        if (this.editorCalls === 0) for (const wake of [...this.waiting]) wake();
+      });
     }
   }
 
