@@ -36,8 +36,8 @@ describe("commitPatch", () => {
     const error = await rejection(commitPatch(planned, { roots: [root], protectedPaths: [] }));
     expect(error).toBeInstanceOf(PatchApplyError);
     expect(error.message).toBe(
-      // The directory is made first, so it is the one refused.
-      `${path.join(root, "src")} resolves outside the writable roots (to ${outside}); nothing was written there. The writable roots are: ${root}`,
+      // The directory exists (through the symlink), so it is not made: the write is the one refused.
+      `${path.join(root, "src", "new.txt")} resolves outside the writable roots (to ${path.join(outside, "new.txt")}); nothing was written there. The writable roots are: ${root}`,
     );
     expect(readdirSync(outside)).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfinedFs, ConfinedFsError } from "../../workspace/confinedFs.js";
 import type { WritableRoots } from "../../workspace/roots.js";
@@ -72,7 +73,9 @@ export async function commitPatch(changes: readonly PlannedChange[], confinement
         continue;
       }
       const target = change.movePath ?? change.path;
-      await files.mkdir(path.dirname(target), { recursive: true });
+      // Only a missing directory is made: an approved file outside the roots is a root by itself,
+      // its existing directory not (the write is confined again; this only spares a refused mkdir).
+      if (!(await stat(path.dirname(target)).catch(() => null))?.isDirectory()) await files.mkdir(path.dirname(target), { recursive: true });
       await files.writeFile(target, change.after ?? "");
       if (change.movePath && change.movePath !== change.path) await files.remove(change.path, { recursive: false, force: false });
     } catch (error) {

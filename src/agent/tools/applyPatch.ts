@@ -159,24 +159,29 @@ async function pathsOutsideWritableRoots(targets: readonly string[], roots: Writ
 }
 
 /**
- * Where the write may land: the writable roots, plus, for files the user approved outside them,
- * the nearest existing directory above each one's real location (a new file may need new
- * directories), with the protected paths that hold them lifted. Null: full access, no confinement.
+ * Where the write may land: the writable roots, plus each file the user approved outside them
+ * (its real location), or, when its directory does not exist yet, the first missing directory on
+ * its way (the patch creates it; nothing else is in it), with the protected paths that hold them
+ * lifted. Never a directory that exists: a yes to `~/notes.md` is not a yes to all of `~` (the
+ * server's home in it) for the patch's other files, which a command could redirect there while the
+ * user reads the question. Null: full access, no confinement.
  */
 async function confinementAfterYes(roots: WritableRoots | null, approvedOutside: readonly string[]): Promise<WritableRoots | null> {
   if (!roots || approvedOutside.length === 0) return roots;
   const approved = await Promise.all(approvedOutside.map(realLocation));
   const realProtected = await Promise.all(roots.protectedPaths.map(realLocation));
   return {
-    roots: [...roots.roots, ...(await Promise.all(approved.map((file) => existingAncestor(path.dirname(file)))))],
+    roots: [...roots.roots, ...(await Promise.all(approved.map(approvedRoot)))],
     protectedPaths: roots.protectedPaths.filter((entry, k) => !approved.some((file) => isInside(file, entry) || isInside(file, realProtected[k]!))),
   };
 }
 
-/** `dir`, or the nearest directory above it that exists. */
-async function existingAncestor(dir: string): Promise<string> {
-  for (let current = dir; ; current = path.dirname(current)) {
-    if ((await stat(current).catch(() => null))?.isDirectory() || path.dirname(current) === current) return current;
+/** `file` itself when its directory exists, else the topmost directory on its way that does not. */
+async function approvedRoot(file: string): Promise<string> {
+  let missing = file;
+  for (let current = path.dirname(file); ; current = path.dirname(current)) {
+    if ((await stat(current).catch(() => null))?.isDirectory() || path.dirname(current) === current) return missing;
+    missing = current;
   }
 }
 
