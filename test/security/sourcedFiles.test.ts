@@ -25,6 +25,15 @@ describe("files the server reads for a sandboxed turn from the workspace", () =>
     expect(JSON.stringify(mock.requests[0]!.body)).not.toContain(KEY);
   });
 
+  it("never reads AGENTS.md through a symlink to the server's own process files (its environment, its keys)", async () => {
+    const cwd = tempDir("aas-src-ws-");
+    symlinkSync("/proc/self/environ", path.join(cwd, "AGENTS.md"));
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "Hi." }] }], { sandbox: "workspace-write", env: { PROCESS_SECRET: KEY } });
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Hello.");
+    expect(JSON.stringify(mock.requests[0]!.body)).not.toContain(KEY);
+  });
+
   it("still reads a project's own AGENTS.md, and the user's in the home", async () => {
     const home = tempDir("aas-src-home-");
     writeFileSync(path.join(home, "AGENTS.md"), "Home rule.\n");

@@ -61,9 +61,13 @@ export class CommandSandbox {
     this.mounts = new MountPoints(this.files.directory);
   }
 
-  /** What every sandbox masks: the server's home and its other paths. */
+  /**
+   * What no sandboxed command sees of the server, which the server's own reads for one must not
+   * show either: its home and its other paths (masked), and its process files (/proc: a sandbox
+   * has one of its own, where /proc/self/environ is not the server's with its keys).
+   */
   masked(): readonly string[] {
-    return [this.home, ...this.hidden];
+    return [this.home, ...this.hidden, "/proc"];
   }
 
   /** Where `policy` lets commands and patches write from `cwd`, with what stays read-only inside; null for full access. */

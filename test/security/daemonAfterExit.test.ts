@@ -9,7 +9,7 @@ import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 afterEach(stopAcpAgents);
 
 /**
- * ATTACK (held: passes on the current code).
+ * From an attack review: the attack held.
  *
  * The gate counts a command until its leader exits. The model's command leaves a daemon behind
  * (setsid, double fork, stdio closed, so nothing of ours waits on it) that keeps swapping a
@@ -18,7 +18,7 @@ afterEach(stopAcpAgents);
  * runs in a PID namespace of its own whose init bubblewrap kills (--die-with-parent) when it exits:
  * the daemon dies with the leader (measured: its last write lands within a millisecond of bwrap's exit).
  */
-describe("ATTACK: a daemon a sandboxed command leaves behind, racing the editor after the command exited", () => {
+describe("a daemon a sandboxed command leaves behind, racing the editor after the command exited", () => {
   it("never lets the editor read or write the server's home", { timeout: 120_000 }, async () => {
     const home = tempDir("aas-attack-daemon-home-");
     mkdirSync(path.join(home, "d"));

@@ -9,11 +9,11 @@ import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 afterEach(stopAcpAgents);
 
 /**
- * ATTACK (demonstrates a real problem: fails on the current code).
+ * Found by an attack review (it failed before the approval widened by the file alone).
  *
  * The user approves a patch that adds a file outside the writable roots in a directory that does
- * not exist yet (`~/notes/new/todo.md`). The write is then confined to the roots plus the nearest
- * *existing* directory above it (confinementAfterYes): the user's home, the server's home inside it.
+ * not exist yet (`~/notes/new/todo.md`). The write was then confined to the roots plus the nearest
+ * *existing* directory above it (confinementAfterYes, before the fix): the user's home, the server's home inside it.
  * Another file of the same patch, inside the workspace when the patch was checked and shown
  * (`src/config.toml`), is redirected while the user reads the question: a background command of
  * the model's swaps `src` for a symlink into the server's home. The patch then writes the server's
@@ -22,7 +22,7 @@ afterEach(stopAcpAgents);
  * The layout is a real one's: the server's home and the project both inside the user's home,
  * the home outside the writable roots (here /tmp is no root, so that the test's temp home is not).
  */
-describe("ATTACK: a yes to one new file outside the roots opens the nearest existing directory above it to the whole patch", () => {
+describe("a yes to one new file outside the roots opens that file alone to the patch", () => {
   it("does not write the server's home through a file of the patch redirected while the user was asked", { timeout: 60_000 }, async () => {
     const user = tempDir("aas-attack-ancestor-user-");
     const home = path.join(user, ".agent-app-server");
