@@ -4,7 +4,7 @@
  * them down. The layers below receive what they use; none of them builds another layer's objects.
  */
 import path from "node:path";
-import { builtInTools, CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, ToolRegistry, type McpManagerOptions, type ModelTap, type Tool } from "./agent/index.js";
+import { CommandSandbox, hostOf, LoginShell, mcpProgramPaths, McpCredentialStore, McpManager, type McpManagerOptions, type ModelTap, type Tool } from "./agent/index.js";
 import { AuthStore } from "./config/authStore.js";
 import { ConfigStore } from "./config/configStore.js";
 import type { AppServerOptions } from "./embedding.js";
@@ -95,7 +95,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     activity,
     agent: {
       env: host.env,
-      tools: new ToolRegistry(options.tools ?? builtInTools()),
+      tools: options.tools,
       home,
       sandbox,
       clock,

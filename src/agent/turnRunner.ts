@@ -13,7 +13,8 @@ import { loadProjectInstructions } from "./projectInstructions.js";
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
-import type { EditorFiles, Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import { ToolRegistry, type EditorFiles, type Tool, type ToolContext } from "./tools/tool.js";
+import { builtInTools } from "./tools/builtInTools.js";
 import { readFileTool } from "./tools/readFile.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
 import type { ApprovalAsker } from "./approvals.js";
@@ -69,7 +70,8 @@ export interface TurnRunnerDeps {
   readonly env: NodeJS.ProcessEnv;
   /** The environment providers take their API keys from: `env`, plus a key the client logged in with. Commands never see it. */
   readonly providerEnv?: NodeJS.ProcessEnv;
-  readonly tools: ToolRegistry;
+  /** Tools offered to the model besides the client's and MCP's (default: the built-in tools). */
+  readonly tools?: readonly Tool[] | undefined;
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
   /** Starts commands, sandboxed as their policy says. */
@@ -112,7 +114,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   // directory of the path for a symlink in between (the editor would read the server's home, or
   // write outside the roots). Without one, the model reaches all of that anyway.
   const editorFiles = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) === null ? job.editorFiles : undefined;
-  const tools = deps.tools.with([
+  const tools = new ToolRegistry(deps.tools ?? builtInTools()).with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
     // An editor's files (ACP) are read through it: the model then sees unsaved edits.
