@@ -15,8 +15,8 @@
 // build fails if any other package gets into the bundle.
 //
 // The package's bin is dist/cli.cjs: the same entry (src/cli.ts, which only imports the rest), as one
-// small CommonJS file that imports the main chunk of the bundle below. dist/cli.js stays, for those
-// who run it.
+// small CommonJS file that imports the main chunk of the bundle below (and, for a command that
+// serves, the serve chunk beside it). dist/cli.js stays, for those who run it.
 //
 // `--no-sourcemap` (the `prepack` build): no .map files and no sourceMappingURL comments.
 import { readFileSync, rmSync } from "node:fs";
@@ -45,7 +45,7 @@ const { metafile } = await build({
   outdir: path.join(root, "dist"),
   // Chunks sit one folder below dist/, like tsc's modules, so `new URL("../cli.js", import.meta.url)` holds in both.
   chunkNames: "chunks/[name]-[hash]",
-  // The metafile's paths are relative to this: the launcher's build below looks up main.ts's chunk in it.
+  // The metafile's paths are relative to this: the launcher's build below looks up main.ts's and serve.ts's chunks in it.
   absWorkingDir: root,
   bundle: true,
   splitting: true,
@@ -98,11 +98,16 @@ if (bundled.length > 0) {
   process.exit(1);
 }
 
-const mainChunk = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === "src/cli/main.ts")?.[0];
-if (!mainChunk) {
-  console.error("bundle-cli: no chunk for src/cli/main.ts in the bundle; dist/cli.cjs needs it");
-  process.exit(1);
+/** The chunk of the bundle whose entry is `source` (dist/cli.cjs imports main.ts's and serve.ts's). */
+function chunkOf(source) {
+  const chunk = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === source)?.[0];
+  if (!chunk) {
+    console.error(`bundle-cli: no chunk for ${source} in the bundle; dist/cli.cjs needs it`);
+    process.exit(1);
+  }
+  return `./${path.relative(path.join(root, "dist"), path.resolve(root, chunk)).replaceAll("\\", "/")}`;
 }
+const launcherImports = { "./cli/main.js": chunkOf("src/cli/main.ts"), "./cli/serve.js": chunkOf("src/cli/serve.ts") };
 const launcher = await build({
   entryPoints: [path.join(root, "src", "cli.ts")],
   outfile: path.join(root, "dist", "cli.cjs"),
@@ -118,10 +123,9 @@ const launcher = await build({
   banner: { js: 'const __moduleUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [
     {
-      name: "main-chunk",
+      name: "entry-chunks",
       setup(pluginBuild) {
-        const chunk = `./${path.relative(path.join(root, "dist"), path.resolve(root, mainChunk)).replaceAll("\\", "/")}`;
-        pluginBuild.onResolve({ filter: /^\.\/cli\/main\.js$/ }, () => ({ path: chunk, external: true }));
+        pluginBuild.onResolve({ filter: /^\.\/cli\/(main|serve)\.js$/ }, (args) => ({ path: launcherImports[args.path], external: true }));
       },
     },
   ],

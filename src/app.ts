@@ -5,7 +5,6 @@
  */
 import path from "node:path";
 import {
-  builtInTools,
   CommandSandbox,
   hostOf,
   LoginShell,
@@ -13,7 +12,6 @@ import {
   McpCredentialStore,
   McpManager,
   ThreadMcpServers,
-  ToolRegistry,
   type McpManagerOptions,
   type ModelTap,
   type Tool,
@@ -113,7 +111,7 @@ export function buildAppServer(options: BuildOptions): AppServer {
     activity,
     agent: {
       env: host.env,
-      tools: new ToolRegistry(options.tools ?? builtInTools()),
+      tools: options.tools,
       home,
       sandbox,
       clock,

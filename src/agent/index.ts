@@ -39,11 +39,10 @@ export {
   type Host,
   type SettingsRequest,
 } from "./settings.js";
-export { builtInTools } from "./tools/builtInTools.js";
 export { ToolRegistry, type Tool } from "./tools/tool.js";
 export type { EditorFiles } from "./tools/turnEditor.js";
 export type { TurnEvent, TurnNotification } from "./turnEvents.js";
-export { runTurn, type ModelTap, type TurnRunnerDeps } from "./turnRunner.js";
+export type { ModelTap, TurnRunnerDeps } from "./turnRunner.js";
 export type { PendingInput, TurnMode } from "./turnTypes.js";
 export { checkTurnInput } from "./userInputs.js";
 export { AGENT_STEPS, AgentWarmUp } from "./warmUp.js";
@@ -54,6 +53,14 @@ export type ExecProcess = import("./exec/oneOffCommand.js").OneOffCommand | impo
 /** Loads command support (execa and the one-off command runner) on first use. */
 export function loadOneOffCommand(): Promise<typeof import("./exec/oneOffCommand.js")> {
   return import("./exec/oneOffCommand.js");
+}
+
+/**
+ * Loads the agent loop (the model clients, the tools, the safety checks and patching) at the first
+ * turn or warm-up: kept out of start-up, which answers `thread/start` without it.
+ */
+export function loadTurnRunner(): Promise<typeof import("./turnRunner.js")> {
+  return import("./turnRunner.js");
 }
 
 /** Loads pseudo-terminal support (node-pty) on the first `tty` command. */

@@ -13,7 +13,8 @@ import { loadProjectInstructions, sandboxedInstructionReader } from "./projectIn
 import { discoverSkills, skillsMessage } from "./skills.js";
 import { runUserShellCommand } from "./userShell.js";
 import { autoReviewAsker } from "./safety/autoReview.js";
-import type { Tool, ToolContext, ToolRegistry } from "./tools/tool.js";
+import { ToolRegistry, type Tool, type ToolContext } from "./tools/tool.js";
+import { builtInTools } from "./tools/builtInTools.js";
 import { turnEditor, type EditorFiles } from "./tools/turnEditor.js";
 import { readFileTool } from "./tools/readFile.js";
 import type { ApprovalMemory } from "./approvalMemory.js";
@@ -70,7 +71,8 @@ export interface TurnRunnerDeps {
   readonly env: NodeJS.ProcessEnv;
   /** The environment providers take their API keys from: `env`, plus a key the client logged in with. Commands never see it. */
   readonly providerEnv?: NodeJS.ProcessEnv;
-  readonly tools: ToolRegistry;
+  /** Tools offered to the model besides the client's and MCP's (default: the built-in tools). */
+  readonly tools?: readonly Tool[] | undefined;
   /** The server's home (kept read-only for sandboxed commands). */
   readonly home: string;
   /** Starts commands, sandboxed as their policy says. */
@@ -112,7 +114,7 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
   const sandboxed = deps.sandbox.roots(job.settings.sandbox, job.settings.cwd, deps.env) !== null;
   // In a sandbox, the editor's files are used only while no command runs (see turnEditor).
   const editor = turnEditor(job.editorFiles, sandboxed, job.signal);
-  const tools = deps.tools.with([
+  const tools = new ToolRegistry(deps.tools ?? builtInTools()).with([
     ...clientTools(job.dynamicTools),
     ...(requestUserInputEnabled(deps.config.tools) ? [requestUserInputTool] : []),
     // An editor's files (ACP) are read through it: the model then sees unsaved edits.

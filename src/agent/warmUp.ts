@@ -16,12 +16,13 @@ async function warmUpFetch(): Promise<void> {
 }
 
 /**
- * What a turn needs, in the order turns need it: the openai SDK and fetch (every turn), then command
+ * What a turn needs, in the order turns need it: the agent loop and the openai SDK, then fetch (every turn), then command
  * support (execa, the first command) and the shell parser (its decision). Each step is one `import()` or request, the finest grain
- * Node offers.
+ * Node offers, but the first: the agent loop and the SDK load together, as a step of its own would
+ * wait a quiet spell of its own before the SDK.
  */
 export const AGENT_STEPS: readonly WarmUpStep[] = [
-  () => import("../vendor/openai.js"),
+  () => Promise.all([import("./turnRunner.js"), import("../vendor/openai.js")]),
   warmUpFetch,
   () => import("./exec/processSession.js"),
   () => import("./safety/shellParser.js").then((parser) => parser.preloadShellParser()),

@@ -15,7 +15,7 @@ import {
   ModelError,
   reviewRequest,
   ReviewTargetError,
-  runTurn,
+  loadTurnRunner,
   TurnCancelled,
   turnSettingsRequest,
   type PendingInput,
@@ -365,6 +365,7 @@ export class LoadedThread<S> {
     let error: TurnError | null = null;
     const done = this.services.activity.begin();
     try {
+      const { runTurn } = await loadTurnRunner();
       await runTurn(
         {
           threadId: this.id,

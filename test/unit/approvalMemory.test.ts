@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalMemory, proposedPrefix } from "../../src/agent/approvalMemory.js";
+import { ApprovalMemory } from "../../src/agent/approvalMemory.js";
+import { proposedPrefix } from "../../src/agent/safety/proposedPrefix.js";
 import { commandVerdict } from "../../src/agent/safety/approvalRules.js";
 import { decideCommand } from "../../src/agent/safety/decision.js";
 import { isKnownSafeCommand } from "../../src/agent/safety/knownSafe.js";

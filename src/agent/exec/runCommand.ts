@@ -10,7 +10,7 @@ import { parseCommandActions } from "./commandActions.js";
 import { execOutputText, shellOutputText } from "./commandOutput.js";
 import { directLauncher } from "../boundary/launch.js";
 import { displayCommand } from "./shellWords.js";
-import { proposedPrefix } from "../approvalMemory.js";
+import { proposedPrefix } from "../safety/proposedPrefix.js";
 import { decideCommand } from "../safety/decision.js";
 import { writableRoots } from "../boundary/writableRoots.js";
 import { parseScript } from "../safety/shellParser.js";
