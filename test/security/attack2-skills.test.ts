@@ -55,4 +55,14 @@ describe("attack2: skills discovery reads past the sandbox", () => {
     expect(JSON.stringify(input.find((item) => item.call_id === "call_cat" && item.type === "function_call_output")?.output)).toMatch(/Permission denied/);
     expect(JSON.stringify(mock.requests[0]!.body)).not.toContain(SECRET);
   });
+
+  it("still offers a repository's own skill in a sandboxed turn", { timeout: 60_000 }, async () => {
+    const cwd = tempDir("aas-a2-skill-ws-");
+    mkdirSync(path.join(cwd, ".agents", "skills", "fmt"), { recursive: true });
+    writeFileSync(path.join(cwd, ".agents", "skills", "fmt", "SKILL.md"), "---\nname: fmt\ndescription: Formats the code base\n---\n");
+    const { server, mock } = await launch([{ items: [{ type: "message", text: "Hi." }] }], { sandbox: "workspace-write" });
+    const threadId = await startThread(server, { cwd });
+    await runTurn(server, threadId, "Hello.");
+    expect(JSON.stringify(mock.requests[0]!.body)).toContain("fmt: Formats the code base");
+  });
 });
