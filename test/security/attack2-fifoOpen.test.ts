@@ -9,7 +9,9 @@ import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js
  * modes after (regularFile, then allows). For a root server, the open itself passes modes the
  * sandbox's uid could not: another user's private FIFO (0600) is opened for reading, which releases
  * a writer blocked on it (and the server's close then breaks its pipe). The sandbox's own `cat` is
- * refused (Permission denied). Reached through a project's AGENTS.md (or a patch's plan).
+ * refused (Permission denied). Reached through a project's AGENTS.md: read unconfined for
+ * thread/start's, resume's and fork's `instructionSources` (LoadedThread.instructionSources, as root,
+ * anywhere: a FIFO, /dev/watchdog), and by ConfinedFs at the turn (open before the type check).
  *
  * FAILS on the code this was written against (4e7bfb3).
  */
@@ -35,6 +37,7 @@ describe.skipIf(!isRoot)("attack2: the server opens what the sandbox may not", (
     const threadId = await startThread(server, { cwd });
     await runTurn(server, threadId, "Hello.");
     await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(marker), "the FIFO was opened for reading").toBe(false);
     const input = (mock.requests[1]!.body as { input: Array<{ call_id?: string; type: string; output?: unknown }> }).input;
     expect(JSON.stringify(input.find((item) => item.call_id === "call_cat" && item.type === "function_call_output")?.output)).toMatch(/Permission denied/);
     expect(existsSync(marker)).toBe(false);
