@@ -3,6 +3,7 @@
  * read). Detect lists what importing would change; import carries out the same plans, item by item,
  * never overwriting what exists here, and says per item what was brought over and what failed.
  */
+import { constants } from "node:fs";
 import { cp, mkdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ImportFailure, ImportSuccess, MigrationItem, MigrationItemType } from "../../protocol/externalAgentMethods.js";
@@ -85,7 +86,8 @@ export async function importMigration(deps: MigrationDeps, item: MigrationItem):
       case "AGENTS_MD": {
         const plan = await agentsMdPlan(deps.places, repo);
         if (!plan) break;
-        await writeFile(plan.target, plan.text);
+        // Never through a symlink at AGENTS.md (a model's, dangling to /etc/cron.d/x): it is written as the server.
+        await writeFile(plan.target, plan.text, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW });
         success(plan.source, plan.target);
         break;
       }
