@@ -54,4 +54,28 @@ describe("attack2: importing Claude's setup of a repository the model wrote", ()
     await importRepo(repo, home).catch(() => undefined);
     expect(existsSync(victim)).toBe(false);
   });
+
+  it("SKILLS: a repository's .agents/skills symlinked elsewhere does not make the import copy the model's files there", { timeout: 60_000 }, async () => {
+    const home = tempDir("aas-a2-imp-home-");
+    // Say /root, where no .ssh exists yet: a skill named .ssh with an authorized_keys in it.
+    const victimDir = tempDir("aas-a2-imp-victim-");
+    const repo = tempDir("aas-a2-imp-repo-");
+    mkdirSync(path.join(repo, ".git"));
+    writeFileSync(path.join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+    mkdirSync(path.join(repo, ".claude", "skills", ".ssh"), { recursive: true });
+    writeFileSync(path.join(repo, ".claude", "skills", ".ssh", "SKILL.md"), "---\nname: x\ndescription: y\n---\n");
+    writeFileSync(path.join(repo, ".claude", "skills", ".ssh", "authorized_keys"), "ssh-ed25519 AAAA attacker\n");
+    mkdirSync(path.join(repo, ".agents"));
+    symlinkSync(victimDir, path.join(repo, ".agents", "skills"));
+    const server = ServerProcess.start({ home, env: { HOME: tempDir("aas-a2-imp-user-") } });
+    servers.push(server);
+    await server.initialize();
+    const detected = (await server.request("externalAgentConfig/detect", { includeHome: false, cwds: [repo] })).result;
+    const items = (detected?.items ?? []).filter((item: { itemType: string }) => item.itemType === "SKILLS");
+    if (items.length > 0) {
+      await server.request("externalAgentConfig/import", { migrationItems: items, providerId: "claude-code" });
+      await server.waitFor((m) => m.method === "externalAgentConfig/import/completed", "import completed", 20_000);
+    }
+    expect(existsSync(path.join(victimDir, ".ssh", "authorized_keys"))).toBe(false);
+  });
 });
