@@ -11,7 +11,8 @@ import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js
  * hand check lets it through by the other bits. Shown through a project's AGENTS.md, read_file and a
  * patch's plan.
  *
- * FAILS on the code this was written against (4e7bfb3).
+ * FAILS on the code this was written against (4e7bfb3), and STILL FAILS on attack-2: not fixed
+ * (Node cannot read ACLs; see the report: do these opens in a process without capabilities).
  */
 const isRoot = process.getuid?.() === 0;
 const SECRET = "ACL-SECRET-5d2e8b7a41";
