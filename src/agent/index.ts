@@ -26,7 +26,7 @@ export { listModels } from "./model/modelCatalog.js";
 export { providerSummaries } from "./model/providers.js";
 export { fromResponseItems } from "./model/responseItems.js";
 export { ModelError } from "./model/modelError.js";
-export { loadProjectInstructions } from "./projectInstructions.js";
+export { loadProjectInstructions, sandboxedInstructionReader } from "./projectInstructions.js";
 export { discoverSkills, type Skill } from "./skills.js";
 export { reviewRequest, ReviewTargetError, type ReviewRequest } from "./review.js";
 export {

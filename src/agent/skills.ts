@@ -30,6 +30,12 @@ export interface SkillSources {
   readonly home: string;
   readonly extraRoots: readonly string[];
   readonly disabled: readonly { readonly path?: string | null; readonly name?: string | null }[];
+  /**
+   * Reads a repository's SKILL.md (the first `maxBytes`): for a sandboxed turn, only what its
+   * processes could read (the model writes the repository, and may have made SKILL.md a symlink
+   * to the server's home or to another user's file). Default: wherever it points.
+   */
+  readonly readRepoFile?: (file: string, maxBytes: number) => Promise<Buffer>;
 }
 
 /** The skills list offered to the model stops at about this many characters. */
@@ -57,7 +63,8 @@ export async function discoverSkills(cwd: string, sources: SkillSources): Promis
       if (seen.has(file)) continue;
       seen.add(file);
       // A FIFO or device named SKILL.md in a repository is passed over, never waited on.
-      const text = await readRegularFile(file, MAX_SKILL_BYTES)
+      const read = root.scope === "repo" && sources.readRepoFile ? sources.readRepoFile(file, MAX_SKILL_BYTES) : readRegularFile(file, MAX_SKILL_BYTES);
+      const text = await read
         .then((bytes) => bytes.toString("utf8"))
         .catch(() => null);
       if (text === null) continue;

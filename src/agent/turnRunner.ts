@@ -120,9 +120,16 @@ export async function runTurn(job: TurnJob, deps: TurnRunnerDeps): Promise<void>
     // An editor's files (ACP) are read through it: the model then sees unsaved edits.
     ...(job.editorFiles ? [readFileTool] : []),
   ]);
+  // Sandboxed, what the model wrote (AGENTS.md, a repository's SKILL.md) is read only as its processes could read it.
+  const readAsSandbox = sandboxed ? sandboxedInstructionReader(deps.sandbox.masked()) : undefined;
   const [project, found] = await Promise.all([
-    loadProjectInstructions(job.settings.cwd, deps.home, sandboxed ? sandboxedInstructionReader(deps.sandbox.masked()) : undefined),
-    discoverSkills(job.settings.cwd, { home: deps.home, extraRoots: deps.skillRoots(), disabled: deps.config.skills?.config?.filter((entry) => !entry.enabled) ?? [] }),
+    loadProjectInstructions(job.settings.cwd, deps.home, readAsSandbox),
+    discoverSkills(job.settings.cwd, {
+      home: deps.home,
+      extraRoots: deps.skillRoots(),
+      disabled: deps.config.skills?.config?.filter((entry) => !entry.enabled) ?? [],
+      ...(readAsSandbox ? { readRepoFile: readAsSandbox } : {}),
+    }),
   ]);
   const context = contextMessages(job.settings, project.text, skillsMessage(found.skills));
   // A review starts from the review request alone; only its outcome joins the thread's history.

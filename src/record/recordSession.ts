@@ -131,9 +131,11 @@ async function writeRecording(place: OutputPlace, recorded: Recorded, logger: Lo
   const out = place.out;
   const started = lines.find(({ dir, msg }) => dir === "in" && msg.method === "thread/start" && typeof msg.params?.cwd === "string");
   const root = (started?.msg.params.cwd as string | undefined) ?? recorded.workspace;
+  // As a sandboxed command could read them: never the server's home (it may lie in the workspace, as ~ does), its /proc or /dev.
   const { files, omitted } = recordedFiles(
     lines.map((line) => line.msg),
     root,
+    [resolveHome(), "/proc", "/dev"],
   );
   const notes = [...recorded.notes, ...(omitted.length > 0 ? [`Workspace files left out (too large, not text, or outside it): ${omitted.join(", ")}.`] : [])];
   const scenario = scenarioFromSession(lines, {

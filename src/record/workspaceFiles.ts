@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { applyPatch, parsePatch, reversePatch } from "../vendor/diff.js";
+import { modesAllow } from "../workspace/confinement.js";
 import { isInside } from "../workspace/roots.js";
 
 /** The largest file a scenario keeps; larger ones are left out (the scenario says which). */
@@ -26,7 +27,7 @@ export interface RecordedFiles {
  * as they were before the session: a changed file is taken back through its patches, newest first,
  * from what is on disk now; an added one did not exist. Paths are relative to `workspace`.
  */
-export function recordedFiles(messages: readonly unknown[], workspace: string): RecordedFiles {
+export function recordedFiles(messages: readonly unknown[], workspace: string, hidden: readonly string[] = []): RecordedFiles {
   const read = new Set<string>();
   const changes: Change[] = [];
   for (const message of messages) {
@@ -42,7 +43,8 @@ export function recordedFiles(messages: readonly unknown[], workspace: string): 
   const before = new Map<string, string | null>();
   const omitted: string[] = [];
   const root = realpathOrNull(workspace) ?? workspace;
-  const readText = (file: string) => readInside(file, root);
+  const realHidden = hidden.map((entry) => realpathOrNull(entry) ?? path.resolve(entry));
+  const readText = (file: string) => readInside(file, root, realHidden);
   const current = (file: string): string | null => (before.has(file) ? before.get(file)! : readText(file));
   for (const change of [...changes].reverse()) {
     const file = path.resolve(workspace, change.path);
@@ -88,12 +90,19 @@ function completedItem(message: unknown): Record<string, any> | null {
  * would block), or outside the workspace once symlinks are followed: the model made the session's
  * files, and a link it left to `~/.ssh` must not put a key into a scenario meant to be committed.
  */
-function readInside(file: string, root: string): string | null {
+function readInside(file: string, root: string, hidden: readonly string[] = []): string | null {
   try {
     const real = realpathSync(file);
     if (!isInside(real, root)) return null;
+    // Nor what a sandboxed command could not read: the server's own files, and (for a root server,
+    // whose capabilities pass them) what file modes keep from the sandbox's uid, on the way and the file.
+    if (hidden.some((entry) => isInside(real, entry))) return null;
+    for (let dir = path.dirname(real); ; dir = path.dirname(dir)) {
+      if (!modesAllow(statSync(dir), "search")) return null;
+      if (dir === root || path.dirname(dir) === dir) break;
+    }
     const stats = statSync(real);
-    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return null;
+    if (!stats.isFile() || stats.size > MAX_FILE_BYTES || !modesAllow(stats, "read")) return null;
     const bytes = readFileSync(real);
     const text = bytes.toString("utf8");
     return Buffer.byteLength(text) === bytes.length && !text.includes("\uFFFD") ? text : null;

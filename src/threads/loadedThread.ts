@@ -9,6 +9,7 @@ import {
   ApprovalMemory,
   ExecSessions,
   loadProjectInstructions,
+  sandboxedInstructionReader,
   checkTurnInput,
   DEFAULT_CONTEXT_WINDOW,
   effectiveSettings,
@@ -302,7 +303,12 @@ export class LoadedThread<S> {
 
   /** The instruction files (AGENTS.md) the thread's turns load, as the session response names them. */
   async instructionSources(): Promise<readonly string[]> {
-    return (await loadProjectInstructions(this.history.settings.cwd, this.services.agent.home)).sources;
+    // Read as its turns read them: sandboxed, only what the sandbox's processes could open (the
+    // model may have made AGENTS.md a symlink to a FIFO or device, which opening as root would wake).
+    const { sandbox, env, home } = this.services.agent;
+    const { cwd } = this.history.settings;
+    const sandboxed = sandbox.roots(this.history.settings.sandbox, cwd, env) !== null;
+    return (await loadProjectInstructions(cwd, home, sandboxed ? sandboxedInstructionReader(sandbox.masked()) : undefined)).sources;
   }
 
   /** The response to thread/start, resume and fork; built at once, so no notification can come between it and the state it shows. */

@@ -50,6 +50,7 @@ export class ConfinedFs {
    */
   async readFile(file: string, options: { maxBytes?: number; tailBytes?: number; headBytes?: number; reserve?: (bytes: number) => void } = {}): Promise<Buffer> {
     return this.withFinal(file, { followFinal: true, access: "read" }, async ({ parent, name, location }) => {
+      await this.mayOpen(parent, name, "read", file, location);
       const handle = await openToRead(parent, name, file, location);
       try {
         const info = await regularFile(handle, file, location);
@@ -229,6 +230,21 @@ export class ConfinedFs {
     }));
   }
 
+  /**
+   * Where modes are checked by hand, whether the sandbox's processes could open the entry at all,
+   * checked before the server opens it (opening is not free: a FIFO's open wakes the other end, a
+   * device's runs its driver): a regular file (or directory) it may `want`. Checked again on the
+   * open file; a symlink found here was swapped in since the lookup.
+   */
+  private async mayOpen(parent: FileHandle, name: string, want: "read" | "write", requested: string, location: string): Promise<void> {
+    if (!this.confinement?.checksModes) return;
+    const info = await lstat(at(parent, name)).catch(() => null);
+    if (info === null) return;
+    if (info.isSymbolicLink()) throw new SwappedToLink();
+    if (!info.isFile() && !info.isDirectory()) throw notRegular(requested, location, "a FIFO, socket or device");
+    this.confinement.allows(info, want, requested);
+  }
+
   /** Whether `location` (a real path) may be used for `access`; throws EOUTSIDE or EPROTECTED otherwise. */
   check(location: string, access: Access, requested: string): void {
     this.confinement?.check(location, access, requested);
@@ -285,8 +301,13 @@ async function openToRead(parent: FileHandle, name: string, requested: string, l
 async function openForWriting({ parent, name, location }: Located, requested: string, confinement: Confinement | null): Promise<{ handle: FileHandle; info: Stats }> {
   if (name === ".") throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location });
   const checked = confinement?.checksModes === true;
-  const existed = checked && (await lstat(at(parent, name)).catch(() => null)) !== null;
+  const before = checked ? await lstat(at(parent, name)).catch(() => null) : null;
+  const existed = before !== null;
   if (checked && !existed) confinement.allows(await parent.stat(), "change", requested);
+  // Nothing the sandbox could not open is opened (a FIFO's open wakes its reader): see ConfinedFs.mayOpen.
+  if (before?.isSymbolicLink()) throw new SwappedToLink();
+  if (before && !before.isFile()) throw before.isDirectory() ? new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location }) : notRegular(requested, location, "a FIFO, socket or device");
+  if (before) confinement!.allows(before, "write", requested);
   const flags = !checked ? WRITE_FILE : existed ? WRITE_FILE & ~constants.O_CREAT : WRITE_FILE | constants.O_EXCL;
   const handle = await openFinal(parent, name, flags).catch((error: NodeJS.ErrnoException) => {
     // What O_NONBLOCK answers for a FIFO nobody reads and for a socket.

@@ -63,11 +63,13 @@ export class CommandSandbox {
 
   /**
    * What no sandboxed command sees of the server, which the server's own reads for one must not
-   * show either: its home and its other paths (masked), and its process files (/proc: a sandbox
-   * has one of its own, where /proc/self/environ is not the server's with its keys).
+   * show either: its home and its other paths (masked), its process files (/proc: a sandbox
+   * has one of its own, where /proc/self/environ is not the server's with its keys), and its
+   * devices (/dev: a sandbox has a fresh one, without the host's /dev/shm, where other programs'
+   * shared memory lies, nor its device nodes, which a root server would open).
    */
   masked(): readonly string[] {
-    return [this.home, ...this.hidden, "/proc"];
+    return [this.home, ...this.hidden, "/proc", "/dev"];
   }
 
   /** Where `policy` lets commands and patches write from `cwd`, with what stays read-only inside; null for full access. */

@@ -6,6 +6,7 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { ConfinedFs } from "../../workspace/confinedFs.js";
 import { readRegularFile } from "../../workspace/regularFiles.js";
 import type { McpServerConfig } from "../schema.js";
 import { isTable } from "../tomlEdit.js";
@@ -52,9 +53,12 @@ export interface McpPlan {
 export async function agentsMdPlan(places: MigrationPlaces, repo: string | null): Promise<AgentsMdPlan | null> {
   const candidates = repo === null ? [path.join(places.userHome, ".claude", "CLAUDE.md")] : [path.join(repo, "CLAUDE.md"), path.join(repo, ".claude", "CLAUDE.md")];
   const target = path.join(repo ?? places.home, "AGENTS.md");
-  if (((await readText(target)) ?? "").trim() !== "") return null;
+  // A repository's files may be a model's: read inside it only, as a sandboxed command could
+  // (CLAUDE.md linked to the server's auth.json would become the repository's AGENTS.md).
+  const read = repo === null ? readText : await repositoryReader(repo);
+  if (((await read(target)) ?? "").trim() !== "") return null;
   for (const source of candidates) {
-    const text = await readText(source);
+    const text = await read(source);
     if (text !== null && text.trim() !== "") return { source, target, text: text.replaceAll("CLAUDE.md", "AGENTS.md") };
   }
   return null;
@@ -168,6 +172,16 @@ async function readJsonObject(file: string): Promise<Record<string, unknown>> {
   } catch {
     return {};
   }
+}
+
+/** Reads files of `repo` no further than the repository, and only what file modes let a sandboxed command read. */
+async function repositoryReader(repo: string): Promise<(file: string) => Promise<string | null>> {
+  const files = await ConfinedFs.create({ roots: [path.resolve(repo)], protectedPaths: [], hiddenPaths: ["/proc", "/dev"], asSandbox: true });
+  return (file) =>
+    files
+      .readFile(file, { maxBytes: MAX_SOURCE_BYTES })
+      .then((bytes) => bytes.toString("utf8"))
+      .catch(() => null);
 }
 
 async function readText(file: string): Promise<string | null> {

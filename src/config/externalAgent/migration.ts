@@ -3,10 +3,13 @@
  * read). Detect lists what importing would change; import carries out the same plans, item by item,
  * never overwriting what exists here, and says per item what was brought over and what failed.
  */
+import { constants } from "node:fs";
 import { cp, mkdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ImportFailure, ImportSuccess, MigrationItem, MigrationItemType } from "../../protocol/externalAgentMethods.js";
+import { realLocation } from "../../workspace/confinement.js";
 import { directoriesFromRoot } from "../../workspace/repository.js";
+import { isInside } from "../../workspace/roots.js";
 import type { ConfigEdit } from "../configStore.js";
 import type { Config } from "../schema.js";
 import { agentsMdPlan, configPlan, mcpPlan, skillsPlan, type MigrationPlaces } from "./claudeCode.js";
@@ -85,7 +88,8 @@ export async function importMigration(deps: MigrationDeps, item: MigrationItem):
       case "AGENTS_MD": {
         const plan = await agentsMdPlan(deps.places, repo);
         if (!plan) break;
-        await writeFile(plan.target, plan.text);
+        // Never through a symlink at AGENTS.md (a model's, dangling to /etc/cron.d/x): it is written as the server.
+        await writeFile(plan.target, plan.text, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW });
         success(plan.source, plan.target);
         break;
       }
@@ -93,6 +97,12 @@ export async function importMigration(deps: MigrationDeps, item: MigrationItem):
         const plan = await skillsPlan(deps.places, repo);
         if (!plan) break;
         const wanted = item.details?.skills?.map((skill) => skill.name);
+        // A repository's folders may be a model's: .agents/skills (or .claude/skills) linked out of it would
+        // have the server copy the model's files anywhere (a .ssh in a home without one), or copy what it reads.
+        if (repo !== null && !(await staysInside([plan.sourceDir, plan.targetDir], repo))) {
+          fail(`${plan.sourceDir} or ${plan.targetDir} leads out of the repository ${repo} through a symlink; nothing was copied`);
+          break;
+        }
         await mkdir(plan.targetDir, { recursive: true });
         for (const name of plan.names.filter((candidate) => !wanted || wanted.includes(candidate))) {
           try {
@@ -158,4 +168,11 @@ async function repositoryOf(cwd: string): Promise<string | null> {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether each of `paths`, symlinks resolved as far as they exist, is inside `repo` (resolved too). */
+async function staysInside(paths: readonly string[], repo: string): Promise<boolean> {
+  const root = await realLocation(repo);
+  for (const entry of paths) if (!isInside(await realLocation(entry), root)) return false;
+  return true;
 }
