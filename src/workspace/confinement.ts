@@ -1,4 +1,4 @@
-import type { Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { isInside, type WritableRoots } from "./roots.js";
@@ -62,8 +62,18 @@ const WANTS: Readonly<Record<Want, number>> = { read: 4, write: 2, search: 1, ch
 const STICKY = 0o1000;
 const EUID = process.geteuid?.() ?? -1;
 const GROUPS = new Set([process.getegid?.() ?? -1, ...(process.getgroups?.() ?? [])]);
-/** Root's capabilities pass every file mode; the sandbox drops them all. */
-const PASSES_FILE_MODES = EUID === 0;
+/** Whether the server's capabilities pass file modes (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER: root's, or given to another uid); the sandbox drops them all. */
+const PASSES_FILE_MODES = passesFileModes();
+
+function passesFileModes(): boolean {
+  try {
+    const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (effective !== undefined) return (BigInt(`0x${effective}`) & 0b1110n) !== 0n;
+  } catch {
+    // No /proc: go by the uid.
+  }
+  return EUID === 0;
+}
 
 /**
  * The rule a confined operation checks the real location of each path against. The roots and

@@ -2,10 +2,11 @@ import { spawn, execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
+import type { MockResponseInput } from "../../src/testing/index.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
 
 /**
- * ATTACK (attack-2): ConfinedFs.readFile opens the final entry first and checks its type and its
+ * Found by an attack review: ConfinedFs.readFile opens the final entry first and checks its type and its
  * modes after (regularFile, then allows). For a root server, the open itself passes modes the
  * sandbox's uid could not: another user's private FIFO (0600) is opened for reading, which releases
  * a writer blocked on it (and the server's close then breaks its pipe). The sandbox's own `cat` is
@@ -13,11 +14,11 @@ import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js
  * thread/start's, resume's and fork's `instructionSources` (LoadedThread.instructionSources, as root,
  * anywhere: a FIFO, /dev/watchdog), and by ConfinedFs at the turn (open before the type check).
  *
- * FAILS on the code this was written against (4e7bfb3).
+ * It failed before the fix.
  */
 const isRoot = process.getuid?.() === 0;
 
-describe.skipIf(!isRoot)("attack2: the server opens what the sandbox may not", () => {
+describe.skipIf(!isRoot)("the server opens what the sandbox may not", () => {
   it("AGENTS.md symlinked to another user's private FIFO is never opened", { timeout: 60_000 }, async () => {
     const other = tempDir("aas-a2-fifo-other-");
     chmodSync(other, 0o755);
@@ -32,7 +33,7 @@ describe.skipIf(!isRoot)("attack2: the server opens what the sandbox may not", (
     });
     const cwd = tempDir("aas-a2-fifo-ws-");
     symlinkSync(fifo, path.join(cwd, "AGENTS.md"));
-    const probe = { items: [{ type: "exec", cmd: `timeout 2 cat ${fifo}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
+    const probe: MockResponseInput = { items: [{ type: "exec", cmd: `timeout 2 cat ${fifo}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
     const { server, mock } = await launch([probe, { items: [{ type: "message", text: "Hi." }] }], { sandbox: "read-only" });
     const threadId = await startThread(server, { cwd });
     await runTurn(server, threadId, "Hello.");

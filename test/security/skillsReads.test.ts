@@ -1,16 +1,17 @@
 import { chownSync, chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { MockResponseInput } from "../../src/testing/index.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
 
 /**
- * ATTACK (attack-2): skills discovery (src/agent/skills.ts) reads `.agents/skills/<dir>/SKILL.md`
+ * Found by an attack review: skills discovery (src/agent/skills.ts) reads `.agents/skills/<dir>/SKILL.md`
  * and `.codex/skills/<dir>/SKILL.md` of every directory from the repository root to the cwd, which
  * the model writes, with readdir/readRegularFile as the server (root, every capability, the
  * server's home and /proc unmasked). A SKILL.md the model made a symlink puts the target's front
  * matter (`name:`, `description:`) into the model's developer message ("## Skills").
  *
- * FAILS on the code this was written against (4e7bfb3).
+ * It failed before the fix.
  */
 const isRoot = process.getuid?.() === 0;
 const SECRET = "SKILL-SECRET-7f3a9c1e0b";
@@ -19,7 +20,7 @@ function frontMatter(name: string): string {
   return `---\nname: ${name}\ndescription: ${SECRET}\n---\nbody\n`;
 }
 
-describe("attack2: skills discovery reads past the sandbox", () => {
+describe("skills discovery reads past the sandbox", () => {
   it("a SKILL.md symlinked into the server's home does not reach the model", { timeout: 60_000 }, async () => {
     const home = tempDir("aas-a2-skill-home-");
     // A file of the server's own with front matter (here a prompt; the home is masked in every sandbox).
@@ -28,7 +29,7 @@ describe("attack2: skills discovery reads past the sandbox", () => {
     const cwd = tempDir("aas-a2-skill-ws-");
     mkdirSync(path.join(cwd, ".agents", "skills", "x"), { recursive: true });
     symlinkSync(path.join(home, "prompts", "deploy.md"), path.join(cwd, ".agents", "skills", "x", "SKILL.md"));
-    const probe = { items: [{ type: "exec", cmd: `cat ${path.join(home, "prompts", "deploy.md")}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
+    const probe: MockResponseInput = { items: [{ type: "exec", cmd: `cat ${path.join(home, "prompts", "deploy.md")}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
     const { server, mock } = await launch([probe, { items: [{ type: "message", text: "Hi." }] }], { home, sandbox: "workspace-write" });
     const threadId = await startThread(server, { cwd });
     await runTurn(server, threadId, "Hello.");
@@ -47,7 +48,7 @@ describe("attack2: skills discovery reads past the sandbox", () => {
     const cwd = tempDir("aas-a2-skill-ws-");
     mkdirSync(path.join(cwd, ".codex", "skills", "y"), { recursive: true });
     symlinkSync(privateFile, path.join(cwd, ".codex", "skills", "y", "SKILL.md"));
-    const probe = { items: [{ type: "exec", cmd: `cat ${privateFile}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
+    const probe: MockResponseInput = { items: [{ type: "exec", cmd: `cat ${privateFile}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
     const { server, mock } = await launch([probe, { items: [{ type: "message", text: "Hi." }] }], { sandbox: "read-only" });
     const threadId = await startThread(server, { cwd });
     await runTurn(server, threadId, "Hello.");

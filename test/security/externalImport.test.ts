@@ -5,7 +5,7 @@ import { ServerProcess } from "../support/serverProcess.js";
 import { servers, tempDir } from "../support/turnHarness.js";
 
 /**
- * ATTACK (attack-2): `externalAgentConfig/import` of a repository's AGENTS_MD (its CLAUDE.md made an
+ * Found by an attack review: `externalAgentConfig/import` of a repository's AGENTS_MD (its CLAUDE.md made an
  * AGENTS.md, src/config/externalAgent/claudeCode.ts agentsMdPlan + migration.ts) reads and writes
  * as the server, following symlinks, in a repository the model writes (the user imports the
  * project a sandboxed model has worked in):
@@ -14,7 +14,7 @@ import { servers, tempDir } from "../support/turnHarness.js";
  *  - AGENTS.md a dangling symlink (say to /etc/cron.d/x): "missing or blank", so the import
  *    writes the model's CLAUDE.md through it, as root, outside every writable root.
  *
- * FAILS on the code this was written against (4e7bfb3).
+ * It failed before the fix.
  */
 const KEY = "sk-import-secret-0123456789abcdef";
 
@@ -29,7 +29,7 @@ async function importRepo(repo: string, home: string): Promise<void> {
   await server.waitFor((m) => m.method === "externalAgentConfig/import/completed", "import completed", 20_000);
 }
 
-describe("attack2: importing Claude's setup of a repository the model wrote", () => {
+describe("importing Claude's setup of a repository the model wrote", () => {
   it("CLAUDE.md symlinked into the server's home does not put the home's text into the repository", { timeout: 60_000 }, async () => {
     const home = tempDir("aas-a2-imp-home-");
     writeFileSync(path.join(home, "auth.json"), JSON.stringify({ OPENAI_API_KEY: KEY }));

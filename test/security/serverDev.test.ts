@@ -2,16 +2,17 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it, onTestFinished } from "vitest";
+import type { MockResponseInput } from "../../src/testing/index.js";
 import { launch, runTurn, startThread, tempDir } from "../support/turnHarness.js";
 
 /**
- * ATTACK (attack-2): the sandbox gets a fresh /dev (bwrap --dev): the host's /dev/shm (POSIX shared
+ * Found by an attack review: the sandbox gets a fresh /dev (bwrap --dev): the host's /dev/shm (POSIX shared
  * memory of every process on the machine: databases, browsers, other users' programs) is not in it,
  * nor any of the host's device nodes. The server's own reads for a sandboxed model that go "anywhere
  * the read-only sandbox reads" (a project's AGENTS.md, a patch's plan) are confined to roots ["/"]
  * minus the masked paths (home, hidden, /proc), so they still see the server's /dev.
  *
- * FAILS on the code this was written against (4e7bfb3): the secret reaches the model.
+ * It failed before the fix (the secret reached the model).
  */
 const isRoot = process.getuid?.() === 0;
 
@@ -26,13 +27,13 @@ function shmSecret(): { file: string; secret: string } {
   return { file, secret };
 }
 
-describe.skipIf(!isRoot)("attack2: the server's /dev is not the sandbox's", () => {
+describe.skipIf(!isRoot)("the server's /dev is not the sandbox's", () => {
   it.each(["read-only", "workspace-write"])("AGENTS.md symlinked into the host's /dev/shm does not reach the model (%s)", { timeout: 60_000 }, async (sandbox) => {
     const { file, secret } = shmSecret();
     const cwd = tempDir("aas-a2-shm-ws-");
     // What a command of the model's could leave: `ln -s /dev/shm/<...>/segment AGENTS.md` (its own /dev/shm is empty).
     symlinkSync(file, path.join(cwd, "AGENTS.md"));
-    const probe = { items: [{ type: "exec", cmd: `cat ${file}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
+    const probe: MockResponseInput = { items: [{ type: "exec", cmd: `cat ${file}; echo "rc=$?"`, callId: "call_cat", yield_time_ms: 5000 }] };
     const { server, mock } = await launch([probe, { items: [{ type: "message", text: "Hi." }] }], { sandbox });
     const threadId = await startThread(server, { cwd });
     await runTurn(server, threadId, "Hello.");
@@ -47,7 +48,7 @@ describe.skipIf(!isRoot)("attack2: the server's /dev is not the sandbox's", () =
     const { file, secret } = shmSecret();
     const cwd = tempDir("aas-a2-shm-ws-");
     writeFileSync(path.join(cwd, "NOTES.md"), "notes\n");
-    const guess = (line: string, id: string) => ({
+    const guess = (line: string, id: string): MockResponseInput => ({
       items: [{ type: "apply_patch", callId: id, patch: `*** Begin Patch\n*** Update File: ${file}\n@@\n-${line}\n+x\n*** End Patch\n` }],
     });
     const { server, mock } = await launch([guess(secret, "call_right"), guess("WRONG-GUESS", "call_wrong"), { items: [{ type: "message", text: "Done." }] }], {

@@ -6,14 +6,14 @@ import { ServerProcess } from "../support/serverProcess.js";
 import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
 
 /**
- * ATTACK (attack-2): `record` keeps, in its scenario, the workspace files a session's commands
+ * Found by an attack review: `record` keeps, in its scenario, the workspace files a session's commands
  * "read" (their command actions: `cat FILE`) and writes it to `--out`, often inside the workspace
  * (outputFiles.ts says so). It reads them as the server (src/record/workspaceFiles.ts readInside:
  * realpath inside the workspace, then readFileSync as root): no file modes, no hidden paths. A
  * command the sandbox refused (`cat private.txt`: Permission denied; `cat .home/notes`: masked)
  * still names the file, and its text lands in a file of the workspace the model reads next session.
  *
- * FAILS on the code this was written against (4e7bfb3).
+ * It failed before the fix.
  */
 const isRoot = process.getuid?.() === 0;
 const SECRET = "RECORD-SECRET-31c9d0aa";
@@ -36,7 +36,7 @@ async function recordTurn(responses: MockResponseInput[], workspace: string, out
   return { code: exit.code, stderr: server.stderr, outputs: JSON.stringify(mock.requests.at(-1)?.body ?? "") };
 }
 
-describe("attack2: record keeps only what the sandbox could read", () => {
+describe("record keeps only what the sandbox could read", () => {
   it.skipIf(!isRoot)("another user's private file in the workspace, which the sandbox's cat was refused, stays out of the scenario", async () => {
     const workspace = tempDir("aas-a2-rec-ws-");
     const file = path.join(workspace, "private.txt");
