@@ -5,7 +5,7 @@ import { isInside, type WritableRoots } from "./roots.js";
 import { copyTree, removeTree } from "./confinedTree.js";
 import { ConfinedFsError, Confinement, type Access } from "./confinement.js";
 import { asConfinedError, at, locate, READ_DIRECTORY, READ_FILE, unlessCode, WRITE_FILE, type LocateOptions, type Located } from "./fdWalk.js";
-import { copyContents, notRegular, readAll, readPrefix, readTail, regularFile, tooLarge } from "./regularFiles.js";
+import { copyContents, kindOf, notRegular, readAll, readPrefix, readTail, regularFile, tooLarge } from "./regularFiles.js";
 
 /** Times a use retries when the entry it found turns into a symlink before it is opened. */
 const SWAP_RETRIES = 8;
@@ -241,7 +241,7 @@ export class ConfinedFs {
     const info = await lstat(at(parent, name)).catch(() => null);
     if (info === null) return;
     if (info.isSymbolicLink()) throw new SwappedToLink();
-    if (!info.isFile() && !info.isDirectory()) throw notRegular(requested, location, "a FIFO, socket or device");
+    if (!info.isFile() && !info.isDirectory()) throw notRegular(requested, location, kindOf(info));
     this.confinement.allows(info, want, requested);
   }
 
@@ -306,7 +306,7 @@ async function openForWriting({ parent, name, location }: Located, requested: st
   if (checked && !existed) confinement.allows(await parent.stat(), "change", requested);
   // Nothing the sandbox could not open is opened (a FIFO's open wakes its reader): see ConfinedFs.mayOpen.
   if (before?.isSymbolicLink()) throw new SwappedToLink();
-  if (before && !before.isFile()) throw before.isDirectory() ? new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location }) : notRegular(requested, location, "a FIFO, socket or device");
+  if (before && !before.isFile()) throw before.isDirectory() ? new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location }) : notRegular(requested, location, kindOf(before));
   if (before) confinement!.allows(before, "write", requested);
   const flags = !checked ? WRITE_FILE : existed ? WRITE_FILE & ~constants.O_CREAT : WRITE_FILE | constants.O_EXCL;
   const handle = await openFinal(parent, name, flags).catch((error: NodeJS.ErrnoException) => {
