@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -244,44 +244,6 @@ describe("agent-app-server acp", () => {
     expect(output(6, "call_read_3")).toBe("L1: # Notes\nL2: unsaved line");
     expect(calls).toEqual(["read notes.md", "read notes.md", "read notes.md", "write notes.md: # Notes\neditor line\n"]);
     expect(readFileSync(path.join(workspace, "notes.md"), "utf8")).toBe("# Notes\neditor line\n");
-    expect(agent.invalid).toEqual([]);
-  });
-
-  it("starts no command while the editor has a read to answer", async () => {
-    let answerRead: () => void = () => undefined;
-    let readAsked: () => void = () => undefined;
-    const asked = new Promise<void>((resolve) => (readAsked = resolve));
-    const { agent, workspace, mock } = await editorSession(
-      [
-        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
-        { items: [{ type: "exec", cmd: "touch made.txt", callId: "call_make" }] },
-        { items: [{ type: "message", text: "Done." }] },
-        { items: [{ type: "message", text: "Done." }] },
-      ],
-      {
-        args: ["-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`],
-        handlers: {
-          readTextFile: () => {
-            readAsked();
-            return new Promise((resolve) => (answerRead = () => resolve({ content: "# Notes\nunsaved line\n" })));
-          },
-        },
-      },
-    );
-    const first = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
-    const second = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
-    const reading = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: first, prompt: [{ type: "text", text: "Read the notes." }] });
-    await asked;
-    const making = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: second, prompt: [{ type: "text", text: "Make a file." }] });
-    // The other session's model asks for a command, which waits for the editor's answer.
-    await waitFor(() => mock.requests.length === 2);
-    const early = await Promise.race([making.then(() => "finished"), new Promise((resolve) => setTimeout(resolve, 1000, "waiting"))]);
-    expect(early).toBe("waiting");
-    expect(existsSync(path.join(workspace, "made.txt"))).toBe(false);
-    answerRead();
-    expect((await reading).stopReason).toBe("end_turn");
-    expect((await making).stopReason).toBe("end_turn");
-    expect(existsSync(path.join(workspace, "made.txt"))).toBe(true);
     expect(agent.invalid).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -58,4 +58,54 @@ describe("an ACP editor's files while a command swaps a directory for a symlink 
     expect(JSON.stringify(mock.requests.map((request) => request.body.input))).not.toContain("SECRET");
     expect(agent.invalid).toEqual([]);
   });
+  it("starts no command while the editor has a read to answer (two sessions)", { timeout: 60_000 }, async () => {
+    let answerRead: () => void = () => undefined;
+    let readAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (readAsked = resolve));
+    const mock = await startMockModel({
+      responses: [
+        { items: [{ type: "function_call", name: "read_file", arguments: { file_path: "notes.md" }, callId: "call_read" }] },
+        { items: [{ type: "exec", cmd: "touch made.txt", callId: "call_make" }] },
+        { items: [{ type: "message", text: "Done." }] },
+        { items: [{ type: "message", text: "Done." }] },
+      ],
+    });
+    mocks.push(mock);
+    const workspace = tempDir("aas-acp-gate-ws-");
+    writeFileSync(path.join(workspace, "notes.md"), "# Notes\nold line\n");
+    const agent = startAcp([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], {
+      cwd: workspace,
+      handlers: {
+        readTextFile: () => {
+          readAsked();
+          return new Promise((resolve) => (answerRead = () => resolve({ content: "# Notes\nunsaved line\n" })));
+        },
+      },
+    });
+    await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
+    const first = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
+    const second = (await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] })).sessionId;
+    const reading = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: first, prompt: [{ type: "text", text: "Read the notes." }] });
+    await asked;
+    const making = agent.agent.request(acp.methods.agent.session.prompt, { sessionId: second, prompt: [{ type: "text", text: "Make a file." }] });
+    // The other session's model asks for a command, which waits for the editor's answer.
+    await waitFor(() => mock.requests.length === 2);
+    const early = await Promise.race([making.then(() => "finished"), new Promise((resolve) => setTimeout(resolve, 1000, "waiting"))]);
+    expect(early).toBe("waiting");
+    expect(existsSync(path.join(workspace, "made.txt"))).toBe(false);
+    answerRead();
+    expect((await reading).stopReason).toBe("end_turn");
+    expect((await making).stopReason).toBe("end_turn");
+    expect(existsSync(path.join(workspace, "made.txt"))).toBe(true);
+    expect(agent.invalid).toEqual([]);
+  });
+
 });
+
+/** Waits (polling every 10 ms, at most 10 s) until `ready` holds. */
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (const started = Date.now(); !ready(); ) {
+    if (Date.now() - started > 10_000) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
