@@ -239,10 +239,7 @@ export class ConfinedFs {
   private async mayOpen(parent: FileHandle, name: string, want: "read" | "write", requested: string, location: string): Promise<void> {
     if (!this.confinement?.checksModes) return;
     const info = await lstat(at(parent, name)).catch(() => null);
-    if (info === null) return;
-    if (info.isSymbolicLink()) throw new SwappedToLink();
-    if (!info.isFile() && !info.isDirectory()) throw notRegular(requested, location, kindOf(info));
-    this.confinement.allows(info, want, requested);
+    if (info !== null) openable(this.confinement, info, want, requested, location);
   }
 
   /** Whether `location` (a real path) may be used for `access`; throws EOUTSIDE or EPROTECTED otherwise. */
@@ -305,9 +302,8 @@ async function openForWriting({ parent, name, location }: Located, requested: st
   const existed = before !== null;
   if (checked && !existed) confinement.allows(await parent.stat(), "change", requested);
   // Nothing the sandbox could not open is opened (a FIFO's open wakes its reader): see ConfinedFs.mayOpen.
-  if (before?.isSymbolicLink()) throw new SwappedToLink();
-  if (before && !before.isFile()) throw before.isDirectory() ? new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location }) : notRegular(requested, location, kindOf(before));
-  if (before) confinement!.allows(before, "write", requested);
+  if (before?.isDirectory()) throw new ConfinedFsError("EISDIR", `EISDIR: illegal operation on a directory, open ${requested}`, { path: requested, location });
+  if (before) openable(confinement!, before, "write", requested, location);
   const flags = !checked ? WRITE_FILE : existed ? WRITE_FILE & ~constants.O_CREAT : WRITE_FILE | constants.O_EXCL;
   const handle = await openFinal(parent, name, flags).catch((error: NodeJS.ErrnoException) => {
     // What O_NONBLOCK answers for a FIFO nobody reads and for a socket.
@@ -324,6 +320,17 @@ async function openForWriting({ parent, name, location }: Located, requested: st
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * Throws unless the sandbox's processes could open the entry `info` (its lstat, before the server
+ * opens it) for `want`: a symlink here was swapped in since the lookup (look again); a FIFO, socket
+ * or device is refused, whose open alone would wake its other end or run its driver.
+ */
+function openable(confinement: Confinement, info: Stats, want: "read" | "write", requested: string, location: string): void {
+  if (info.isSymbolicLink()) throw new SwappedToLink();
+  if (!info.isFile() && !info.isDirectory()) throw notRegular(requested, location, kindOf(info));
+  confinement.allows(info, want, requested);
 }
 
 function rethrow(error: unknown): never {
