@@ -20,6 +20,7 @@ import { mcpListings, mcpServersFrom } from "./mcpRecording.js";
 import { outputPlace, writeOutput, type OutputPlace } from "./outputFiles.js";
 import { resolveHome } from "../config/home.js";
 import { readThreadHistory } from "../threads/threadFile.js";
+import { SANDBOX_OWN_TREES } from "../workspace/roots.js";
 import { UsageError } from "../cli/usageError.js";
 
 /** The config keys a replay takes from the recorded server, so it offers the same tools and asks the same way. */
@@ -135,7 +136,7 @@ async function writeRecording(place: OutputPlace, recorded: Recorded, logger: Lo
   const { files, omitted } = recordedFiles(
     lines.map((line) => line.msg),
     root,
-    [resolveHome(), "/proc", "/dev"],
+    [resolveHome(), ...SANDBOX_OWN_TREES],
   );
   const notes = [...recorded.notes, ...(omitted.length > 0 ? [`Workspace files left out (too large, not text, or outside it): ${omitted.join(", ")}.`] : [])];
   const scenario = scenarioFromSession(lines, {

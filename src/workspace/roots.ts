@@ -14,6 +14,13 @@ export interface WritableRoots {
   readonly asSandbox?: boolean;
 }
 
+/**
+ * The trees a sandbox gets fresh ones of (bubblewrap's `--proc` and `--dev`): the server's are not
+ * what its commands see (its /proc/self/environ holds the server's keys, its /dev has /dev/shm and
+ * devices), so the server's own reads for them skip these.
+ */
+export const SANDBOX_OWN_TREES: readonly string[] = ["/proc", "/dev"];
+
 /** Whether `target` is `root` or below it (a name that merely starts with `..`, such as `..hooks`, is below it). */
 export function isInside(target: string, root: string): boolean {
   const relative = path.relative(root, target);

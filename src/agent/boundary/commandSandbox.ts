@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import type { SandboxPolicy } from "../../protocol/policy.js";
-import type { WritableRoots } from "../../workspace/roots.js";
+import { SANDBOX_OWN_TREES, type WritableRoots } from "../../workspace/roots.js";
 import { networkAllowed, writableRoots } from "./writableRoots.js";
 import { bwrapPlan, type SandboxView } from "./bwrapPlan.js";
 import { systemProgram } from "./hostPrograms.js";
@@ -63,13 +63,11 @@ export class CommandSandbox {
 
   /**
    * What no sandboxed command sees of the server, which the server's own reads for one must not
-   * show either: its home and its other paths (masked), its process files (/proc: a sandbox
-   * has one of its own, where /proc/self/environ is not the server's with its keys), and its
-   * devices (/dev: a sandbox has a fresh one, without the host's /dev/shm, where other programs'
-   * shared memory lies, nor its device nodes, which a root server would open).
+   * show either: its home and its other paths (masked), and its /proc and /dev (a sandbox has
+   * fresh ones: see SANDBOX_OWN_TREES).
    */
   masked(): readonly string[] {
-    return [this.home, ...this.hidden, "/proc", "/dev"];
+    return [this.home, ...this.hidden, ...SANDBOX_OWN_TREES];
   }
 
   /** Where `policy` lets commands and patches write from `cwd`, with what stays read-only inside; null for full access. */

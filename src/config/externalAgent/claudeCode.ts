@@ -8,6 +8,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { ConfinedFs } from "../../workspace/confinedFs.js";
 import { readRegularFile } from "../../workspace/regularFiles.js";
+import { SANDBOX_OWN_TREES } from "../../workspace/roots.js";
 import type { McpServerConfig } from "../schema.js";
 import { isTable } from "../tomlEdit.js";
 
@@ -176,7 +177,7 @@ async function readJsonObject(file: string): Promise<Record<string, unknown>> {
 
 /** Reads files of `repo` no further than the repository, and only what file modes let a sandboxed command read. */
 async function repositoryReader(repo: string): Promise<(file: string) => Promise<string | null>> {
-  const files = await ConfinedFs.create({ roots: [path.resolve(repo)], protectedPaths: [], hiddenPaths: ["/proc", "/dev"], asSandbox: true });
+  const files = await ConfinedFs.create({ roots: [path.resolve(repo)], protectedPaths: [], hiddenPaths: SANDBOX_OWN_TREES, asSandbox: true });
   return (file) =>
     files
       .readFile(file, { maxBytes: MAX_SOURCE_BYTES })
