@@ -1,31 +1,18 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { ServerProcess } from "../support/serverProcess.js";
-import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
+import type { MockResponseInput } from "../../src/testing/index.js";
+import { recordTurn } from "../support/recordTurn.js";
+import { tempDir } from "../support/turnHarness.js";
 
 // Not credential-shaped, and in a variable not named like a secret: only known as the provider's key.
 const PROVIDER_KEY = "zz9PluralZAlpha-provider-4477";
 const SECRET_ENV = "hunter2-secret-env-value-5599";
 const OUTSIDE = "OUTSIDE-FILE-CONTENT-8833";
 
-/** Runs `record` on one turn of `responses` in `workspace`; resolves with its exit and stderr. */
-async function recordTurn(responses: MockResponseInput[], workspace: string, out: string, sandbox: string, env: NodeJS.ProcessEnv = {}) {
-  const mock = await startMockModel({ responses });
-  mocks.push(mock);
-  const server = ServerProcess.start({
-    args: ["record", "--out", out, ...providerArgs(mock.url, { envKey: "MY_LLM_AUTH" }), "-c", `approval_policy="never"`, "-c", `sandbox_mode="${sandbox}"`],
-    env: { MY_LLM_AUTH: PROVIDER_KEY, ...env },
-    cwd: workspace,
-  });
-  servers.push(server);
-  await server.initialize();
-  const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
-  const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] })).result.turn.id;
-  await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
-  const exit = await server.closeStdin(60_000);
-  return { code: exit.code, stderr: server.stderr };
+/** Runs `record` on one turn of `responses` in `workspace`, the provider's key in a variable of its own. */
+function recordLeakTurn(responses: MockResponseInput[], workspace: string, out: string, sandbox: string, env: NodeJS.ProcessEnv = {}) {
+  return recordTurn(responses, workspace, out, { sandbox, env: { MY_LLM_AUTH: PROVIDER_KEY, ...env }, provider: { envKey: "MY_LLM_AUTH" } });
 }
 
 describe("record keeps what the session touched to itself", () => {
@@ -46,7 +33,7 @@ describe("record keeps what the session touched to itself", () => {
       { items: [{ type: "message", text: "Done." }] },
     ];
     const out = path.join(tempDir("aas-record-out-"), "leaks");
-    const { code, stderr } = await recordTurn(responses, workspace, out, "danger-full-access", { SECRET_THING: SECRET_ENV });
+    const { code, stderr } = await recordLeakTurn(responses, workspace, out, "danger-full-access", { SECRET_THING: SECRET_ENV });
     expect(code, stderr).toBe(0);
     const scenario = readFileSync(`${out}.scenario.json`, "utf8");
     const golden = readFileSync(`${out}.jsonl`, "utf8");
@@ -63,13 +50,13 @@ describe("record keeps what the session touched to itself", () => {
     mkdirSync(path.join(workspace, "golden"));
     const leaf = path.join(workspace, "golden", "leaf");
     const planted = [{ items: [{ type: "exec", cmd: `ln -s ${victim} golden/leaf.scenario.json && ln -s ${victim} golden/leaf.jsonl`, callId: "c1" }] }, { items: [{ type: "message", text: "Done." }] }] as MockResponseInput[];
-    expect((await recordTurn(planted, workspace, leaf, "workspace-write")).code).toBe(0);
+    expect((await recordLeakTurn(planted, workspace, leaf, "workspace-write")).code).toBe(0);
     expect(readFileSync(victim, "utf8")).toBe("# mine\n");
     for (const suffix of [".scenario.json", ".jsonl"]) expect(lstatSync(`${leaf}${suffix}`).isFile()).toBe(true);
 
     const elsewhere = tempDir("aas-victim-dir-");
     const swapped = [{ items: [{ type: "exec", cmd: `rm -r golden && ln -s ${elsewhere} golden`, callId: "c1" }] }, { items: [{ type: "message", text: "Done." }] }] as MockResponseInput[];
-    const { code, stderr } = await recordTurn(swapped, workspace, path.join(workspace, "golden", "dir"), "workspace-write");
+    const { code, stderr } = await recordLeakTurn(swapped, workspace, path.join(workspace, "golden", "dir"), "workspace-write");
     expect(code).toBe(1);
     expect(stderr).toContain("as when recording began");
     expect(existsSync(path.join(elsewhere, "dir.scenario.json"))).toBe(false);

@@ -3,7 +3,7 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { startAcp, stopAcpAgents } from "../support/acpClient.js";
+import { diskEditor, startAcp, startAcpSession, stopAcpAgents } from "../support/acpClient.js";
 import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 
 afterEach(stopAcpAgents);
@@ -31,25 +31,8 @@ describe("an ACP editor's files while a command swaps a directory for a symlink 
     const mock = await startMockModel({ responses: [{ items: [{ type: "exec", cmd: swap, callId: "call_swap", yield_time_ms: 200 }] }, ...uses, { items: [{ type: "message", text: "Done." }] }] });
     mocks.push(mock);
     const editorSaw: string[] = [];
-    const agent = startAcp([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], {
-      cwd: workspace,
-      home,
-      handlers: {
-        // As an editor with no unsaved buffer does: the file as the path resolves now.
-        readTextFile: (request) => {
-          const content = readFileSync(request.path, "utf8");
-          editorSaw.push(`read ${content.trim()}`);
-          return { content };
-        },
-        writeTextFile: (request) => {
-          writeFileSync(request.path, request.content);
-          editorSaw.push(`write ${request.path}`);
-          return {};
-        },
-      },
-    });
-    await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    // An editor that reads and writes each path as it resolves now.
+    const { agent, sessionId } = await startAcpSession([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], { cwd: workspace, home, handlers: diskEditor(editorSaw) });
     const result = await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Race it." }] });
     expect(result.stopReason).toBe("end_turn");
     expect(mock.requests).toHaveLength(uses.length + 2);

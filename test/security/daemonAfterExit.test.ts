@@ -3,7 +3,7 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { startAcp, stopAcpAgents } from "../support/acpClient.js";
+import { diskEditor, startAcpSession, stopAcpAgents } from "../support/acpClient.js";
 import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 
 afterEach(stopAcpAgents);
@@ -38,24 +38,8 @@ describe("a daemon a sandboxed command leaves behind, racing the editor after th
     const mock = await startMockModel({ responses: [{ items: [{ type: "exec", cmd: daemon, callId: "call_daemon", yield_time_ms: 5000 }] }, ...uses.slice(0, 2), { items: [{ type: "exec", cmd: check, callId: "call_check", yield_time_ms: 5000 }] }, ...uses.slice(2), { items: [{ type: "message", text: "Done." }] }] });
     mocks.push(mock);
     const editorSaw: string[] = [];
-    const agent = startAcp([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], {
-      cwd: workspace,
-      home,
-      handlers: {
-        readTextFile: (request) => {
-          const content = readFileSync(request.path, "utf8");
-          editorSaw.push(`read ${content.trim()}`);
-          return { content };
-        },
-        writeTextFile: (request) => {
-          writeFileSync(request.path, request.content);
-          editorSaw.push(`write ${request.path}`);
-          return {};
-        },
-      },
-    });
-    await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    // An editor that reads and writes each path as it resolves now.
+    const { agent, sessionId } = await startAcpSession([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], { cwd: workspace, home, handlers: diskEditor(editorSaw) });
     const result = await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Race it." }] });
     expect(result.stopReason).toBe("end_turn");
     expect(readFileSync(path.join(home, "d", "file"), "utf8")).toBe("SECRET\n");

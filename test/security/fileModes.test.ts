@@ -3,7 +3,7 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { startAcp, stopAcpAgents } from "../support/acpClient.js";
+import { startAcpSession, stopAcpAgents } from "../support/acpClient.js";
 import { mocks, providerArgs, tempDir } from "../support/turnHarness.js";
 
 afterEach(stopAcpAgents);
@@ -46,7 +46,7 @@ describe.skipIf(!isRoot)("a root server reads for the model only what its sandbo
     const mock = await startMockModel({ responses: [...background, show, ...steal, { items: [{ type: "message", text: "Done." }] }] });
     mocks.push(mock);
     const editorReads: string[] = [];
-    const agent = startAcp([...providerArgs(mock.url), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`], {
+    const { agent, sessionId } = await startAcpSession([...providerArgs(mock.url), "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`], {
       cwd: workspace,
       home,
       handlers: {
@@ -59,11 +59,6 @@ describe.skipIf(!isRoot)("a root server reads for the model only what its sandbo
         permission: (request) => ({ outcome: { outcome: "selected", optionId: request.options[0]!.optionId } }),
       },
     });
-    await agent.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
-    });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
     await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Read it." }] });
     const outputs = (mock.requests.at(-1)!.body.input as Array<{ type: string; call_id?: string; output?: string }>).filter((item) => item.type === "function_call_output" || item.type === "custom_tool_call_output");
     // The sandbox itself holds: cat is refused.
@@ -89,9 +84,7 @@ describe.skipIf(!isRoot)("a root server reads for the model only what its sandbo
       ],
     });
     mocks.push(mock);
-    const agent = startAcp([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], { cwd: workspace, home });
-    await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+    const { agent, sessionId } = await startAcpSession([...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`], { cwd: workspace, home });
     await agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Patch it." }] });
     const output = (mock.requests[1]!.body.input as Array<{ type: string; call_id?: string; output?: string }>).find((item) => item.type === "custom_tool_call_output" && item.call_id === "call_patch")?.output;
     expect(output).toContain("permission denied");

@@ -1,9 +1,9 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { startMockModel, type MockResponseInput } from "../../src/testing/index.js";
-import { ServerProcess } from "../support/serverProcess.js";
-import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js";
+import type { MockResponseInput } from "../../src/testing/index.js";
+import { recordTurn } from "../support/recordTurn.js";
+import { tempDir } from "../support/turnHarness.js";
 
 /**
  * Found by an attack review: `record` keeps, in its scenario, the workspace files a session's commands
@@ -18,22 +18,10 @@ import { mocks, providerArgs, servers, tempDir } from "../support/turnHarness.js
 const isRoot = process.getuid?.() === 0;
 const SECRET = "RECORD-SECRET-31c9d0aa";
 
-async function recordTurn(responses: MockResponseInput[], workspace: string, out: string, home?: string) {
-  const mock = await startMockModel({ responses });
-  mocks.push(mock);
-  const server = ServerProcess.start({
-    home,
-    args: ["record", "--out", out, ...providerArgs(mock.url), "-c", `approval_policy="never"`, "-c", `sandbox_mode="workspace-write"`],
-    env: { OPENAI_API_KEY: "" },
-    cwd: workspace,
-  });
-  servers.push(server);
-  await server.initialize();
-  const threadId = (await server.request("thread/start", { cwd: workspace })).result.thread.id;
-  const turnId = (await server.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] })).result.turn.id;
-  await server.waitFor((m) => m.method === "turn/completed" && m.params.turn.id === turnId, "turn/completed", 20_000);
-  const exit = await server.closeStdin(60_000);
-  return { code: exit.code, stderr: server.stderr, outputs: JSON.stringify(mock.requests.at(-1)?.body ?? "") };
+/** Records one turn under workspace-write; also what the model saw last. */
+async function recordSandboxedTurn(responses: MockResponseInput[], workspace: string, out: string, home?: string) {
+  const { code, stderr, mock } = await recordTurn(responses, workspace, out, { sandbox: "workspace-write", home, env: { OPENAI_API_KEY: "" } });
+  return { code, stderr, outputs: JSON.stringify(mock.requests.at(-1)?.body ?? "") };
 }
 
 describe("record keeps only what the sandbox could read", () => {
@@ -48,7 +36,7 @@ describe("record keeps only what the sandbox could read", () => {
       { items: [{ type: "message", text: "Done." }] },
     ];
     const out = path.join(workspace, "golden", "leak");
-    const { code, stderr, outputs } = await recordTurn(responses, workspace, out);
+    const { code, stderr, outputs } = await recordSandboxedTurn(responses, workspace, out);
     expect(code, stderr).toBe(0);
     expect(outputs).toContain("Permission denied");
     expect(readFileSync(`${out}.scenario.json`, "utf8")).not.toContain(SECRET);
@@ -64,7 +52,7 @@ describe("record keeps only what the sandbox could read", () => {
       { items: [{ type: "message", text: "Done." }] },
     ];
     const out = path.join(workspace, "golden", "leak");
-    const { code, stderr, outputs } = await recordTurn(responses, workspace, out, home);
+    const { code, stderr, outputs } = await recordSandboxedTurn(responses, workspace, out, home);
     expect(code, stderr).toBe(0);
     expect(outputs).toContain("No such file");
     expect(readFileSync(`${out}.scenario.json`, "utf8")).not.toContain(SECRET);

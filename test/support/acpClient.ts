@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -109,6 +110,37 @@ export function startAcp(args: readonly string[], options: { home?: string; cwd?
   };
   running.push(handle);
   return handle;
+}
+
+/**
+ * Starts the agent with `args` and opens one session in `cwd`, initialized as an editor whose fs
+ * capabilities are the handlers given (reading, writing files).
+ */
+export async function startAcpSession(args: readonly string[], options: { cwd: string; home?: string; handlers?: EditorHandlers }): Promise<{ agent: AcpAgent; sessionId: string }> {
+  const agent = startAcp(args, options);
+  const fs = { readTextFile: options.handlers?.readTextFile !== undefined, writeTextFile: options.handlers?.writeTextFile !== undefined };
+  await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: fs.readTextFile || fs.writeTextFile ? { fs } : {} });
+  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: options.cwd, mcpServers: [] });
+  return { agent, sessionId };
+}
+
+/**
+ * An editor with no unsaved buffer: it reads and writes each path as the path resolves now, as a
+ * real one does, noting in `saw` each text read (`read <text>`) and each path written (`write <path>`).
+ */
+export function diskEditor(saw: string[]): EditorHandlers {
+  return {
+    readTextFile: (request) => {
+      const content = readFileSync(request.path, "utf8");
+      saw.push(`read ${content.trim()}`);
+      return { content };
+    },
+    writeTextFile: (request) => {
+      writeFileSync(request.path, request.content);
+      saw.push(`write ${request.path}`);
+      return {};
+    },
+  };
 }
 
 /** Stops every agent a test started (afterEach). */
